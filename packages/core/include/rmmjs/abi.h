@@ -1,0 +1,166 @@
+/*
+ * rmmjs C ABI: the contract between @rmmjs/core and every native addon that allocates
+ * through it (the adaptor packages, third-party libraries). Plain C, no CUDA headers.
+ *
+ * Versioning: a major bump breaks the layout; a minor bump only appends members to the
+ * end of rmmjs_core_api or rmmjs_resource_ops. An addon accepts core's table when
+ * abi_major matches and table->size >= sizeof(rmmjs_core_api) it was compiled against.
+ */
+#ifndef RMMJS_ABI_H
+#define RMMJS_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RMMJS_ABI_MAJOR 1
+#define RMMJS_ABI_MINOR 0
+
+/* Every allocation a resource hands out is aligned to this many bytes. */
+#define RMMJS_ALLOCATION_ALIGNMENT 256
+
+/* Type tags of the napi_external values that carry native objects into JavaScript. */
+#define RMMJS_TAG_RESOURCE_LOWER 0x726d6d6a73526573ULL /* "rmmjsRes" */
+#define RMMJS_TAG_RESOURCE_UPPER 0x6f75726365763031ULL /* "ourcev01" */
+#define RMMJS_TAG_CORE_API_LOWER 0x726d6d6a73415049ULL /* "rmmjsAPI" */
+#define RMMJS_TAG_CORE_API_UPPER 0x7461626c65763031ULL /* "tablev01" */
+
+typedef enum rmmjs_status {
+  RMMJS_OK = 0,
+  RMMJS_ERR_OUT_OF_MEMORY = 1,     /* OutOfMemoryError, ERR_RMM_OUT_OF_MEMORY */
+  RMMJS_ERR_LOGIC = 2,             /* RMMError, ERR_RMM_LOGIC */
+  RMMJS_ERR_CUDA = 3,              /* CudaError, ERR_CUDA (cuda_code is set) */
+  RMMJS_ERR_INVALID_ARGUMENT = 4,  /* TypeError, ERR_INVALID_ARG_VALUE */
+  RMMJS_ERR_OUT_OF_RANGE = 5,      /* RangeError, ERR_OUT_OF_RANGE */
+  RMMJS_ERR_DISPOSED = 6,          /* RMMError, ERR_RMM_DISPOSED */
+  RMMJS_ERR_DRIVER_NOT_FOUND = 7,  /* CudaError, ERR_CUDA_DRIVER_NOT_FOUND */
+  RMMJS_ERR_NO_DEVICE = 8,         /* CudaError, ERR_CUDA_NO_DEVICE */
+  RMMJS_ERR_WRONG_THREAD = 9,      /* RMMError, ERR_RMM_WRONG_THREAD: JS callback from a foreign thread */
+  /* A JavaScript exception is pending in the calling isolate (a JS callback threw inside a
+   * native chain). Propagate the status unchanged; the top-level binding rethrows nothing. */
+  RMMJS_ERR_JS_EXCEPTION = 10
+} rmmjs_status;
+
+/* A CUstream as an integer: 0 is the legacy default stream, 1 CU_STREAM_LEGACY,
+ * 2 CU_STREAM_PER_THREAD. In host mode streams are opaque non-zero tokens. */
+typedef uintptr_t rmmjs_stream;
+/* A CUevent as an opaque pointer (a token in host mode). */
+typedef struct rmmjs_event_st* rmmjs_event;
+
+typedef struct rmmjs_resource rmmjs_resource;
+
+/* Resource flags */
+#define RMMJS_RESOURCE_DEVICE_ACCESSIBLE 0x1u
+#define RMMJS_RESOURCE_HOST_ACCESSIBLE 0x2u
+
+typedef struct rmmjs_resource_ops {
+  size_t size;            /* sizeof(rmmjs_resource_ops) the implementation was built with */
+  const char* type_name;  /* class name in JavaScript, e.g. "PoolMemoryResource" */
+  /* bytes > 0 (callers never pass 0). On success *out is 256-byte aligned. On failure:
+   * set the error with core->set_error (or return RMMJS_ERR_JS_EXCEPTION) and return it. */
+  rmmjs_status (*allocate)(rmmjs_resource* self, size_t bytes, rmmjs_stream stream, void** out);
+  rmmjs_status (*deallocate)(rmmjs_resource* self, void* ptr, size_t bytes, rmmjs_stream stream);
+  /* Non-zero when memory allocated by one can be freed by the other. May be NULL (identity). */
+  int (*is_equal)(const rmmjs_resource* self, const rmmjs_resource* other);
+  /* Called once, when the last reference is released. Releases upstreams, frees self. */
+  void (*destroy)(rmmjs_resource* self);
+  /* The upstream resource (borrowed), or NULL for a base resource. May be NULL. */
+  rmmjs_resource* (*get_upstream)(const rmmjs_resource* self);
+} rmmjs_resource_ops;
+
+/* The header every resource starts with. Initialise with core->resource_init. */
+struct rmmjs_resource {
+  const rmmjs_resource_ops* ops;
+  int64_t refcount;  /* touched only through core->retain / core->release */
+  int32_t device;    /* the CUDA device it was created for (0 in host mode) */
+  uint32_t flags;    /* RMMJS_RESOURCE_* */
+  void* reserved[2];
+};
+
+typedef enum rmmjs_log_level {
+  RMMJS_LOG_TRACE = 0,
+  RMMJS_LOG_DEBUG = 1,
+  RMMJS_LOG_INFO = 2,
+  RMMJS_LOG_WARN = 3,
+  RMMJS_LOG_ERROR = 4,
+  RMMJS_LOG_CRITICAL = 5,
+  RMMJS_LOG_OFF = 6
+} rmmjs_log_level;
+
+/* What a resource's napi_external (tagged RMMJS_TAG_RESOURCE_*) points to. The handle owns one
+ * reference; disposing it from JavaScript releases that reference and sets resource to NULL.
+ * magic is RMMJS_RESOURCE_HANDLE_MAGIC: hot paths check it instead of the type tag. */
+#define RMMJS_RESOURCE_HANDLE_MAGIC 0x726d6d6a7348646cULL /* "rmmjsHdl" */
+typedef struct rmmjs_resource_handle {
+  uint64_t magic;
+  rmmjs_resource* resource;
+} rmmjs_resource_handle;
+
+struct rmmjs_driver_api; /* rmmjs/cuda_driver.h */
+
+typedef struct rmmjs_core_api {
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  size_t size; /* sizeof(rmmjs_core_api) of the core that made it */
+
+  /* --- resources --- */
+  void (*resource_init)(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device,
+                        uint32_t flags); /* refcount 1 */
+  void (*retain)(rmmjs_resource* mr);
+  void (*release)(rmmjs_resource* mr); /* destroys at zero */
+  /* ops->allocate / ops->deallocate with size 0 handled (0 -> NULL, no call). */
+  rmmjs_status (*allocate)(rmmjs_resource* mr, size_t bytes, rmmjs_stream stream, void** out);
+  rmmjs_status (*deallocate)(rmmjs_resource* mr, void* ptr, size_t bytes, rmmjs_stream stream);
+  int (*is_equal)(const rmmjs_resource* a, const rmmjs_resource* b);
+
+  /* --- the process-wide per-device registry (returned resources are retained) --- */
+  rmmjs_status (*get_current_device_resource)(rmmjs_resource** out);
+  rmmjs_status (*get_per_device_resource)(int32_t device, rmmjs_resource** out);
+  /* Retains mr; *previous (if not NULL) receives the old resource, retained. */
+  rmmjs_status (*set_per_device_resource)(int32_t device, rmmjs_resource* mr,
+                                          rmmjs_resource** previous);
+
+  /* --- devices and contexts --- */
+  int (*cuda_available)(void);                 /* 1 with a driver and a device, 0 in host mode */
+  const struct rmmjs_driver_api* (*driver)(void); /* NULL in host mode */
+  rmmjs_status (*get_device_count)(int32_t* count);
+  rmmjs_status (*get_current_device)(int32_t* device);
+  /* Make device's primary context current on this thread; *saved receives what to give back
+   * to context_restore. No-op in host mode. */
+  rmmjs_status (*context_push)(int32_t device, void** saved);
+  void (*context_restore)(void* saved);
+
+  /* --- streams and events (synchronous no-ops in host mode) --- */
+  rmmjs_status (*stream_synchronize)(rmmjs_stream stream);
+  rmmjs_status (*event_create)(rmmjs_event* out); /* timing disabled */
+  rmmjs_status (*event_destroy)(rmmjs_event event);
+  rmmjs_status (*event_record)(rmmjs_event event, rmmjs_stream stream);
+  rmmjs_status (*event_synchronize)(rmmjs_event event);
+  rmmjs_status (*stream_wait_event)(rmmjs_stream stream, rmmjs_event event);
+
+  /* --- memory helpers --- */
+  rmmjs_status (*memcpy_async)(void* dst, const void* src, size_t bytes, rmmjs_stream stream);
+  rmmjs_status (*memset_async)(void* dst, int value, size_t bytes, rmmjs_stream stream);
+  rmmjs_status (*mem_get_info)(int32_t device, size_t* free_bytes, size_t* total_bytes);
+  /* Prefetch managed memory to device on stream; no-op for memory that is not managed. */
+  rmmjs_status (*prefetch)(void* ptr, size_t bytes, int32_t device, rmmjs_stream stream);
+
+  /* --- errors: a thread-local (status, message, CUDA code) --- */
+  rmmjs_status (*set_error)(rmmjs_status status, int cuda_code, const char* message);
+  const char* (*error_message)(void);
+  int (*error_cuda_code)(void);
+
+  /* --- the debug logger (RMM_DEBUG_LOG_FILE or stderr) --- */
+  int (*should_log)(rmmjs_log_level level);
+  void (*log)(rmmjs_log_level level, const char* message);
+  void (*log_flush)(void);
+} rmmjs_core_api;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RMMJS_ABI_H */

@@ -1,0 +1,145 @@
+// Node-API glue shared by @rmmjs/core and every adaptor addon (node-addon-api, C++ exceptions).
+//
+// An addon exports `init(coreApi, makeError)`; its JavaScript calls it once with
+// `coreApi` and `makeError` from '@rmmjs/core/internal'. Resources travel to and from
+// JavaScript as type-tagged napi_externals holding one reference each.
+#ifndef RMMJS_NAPI_HPP
+#define RMMJS_NAPI_HPP
+
+#include <napi.h>
+
+#include <string>
+
+#include "rmmjs/abi.h"
+#include "rmmjs/resource.hpp"
+
+namespace rmmjs {
+namespace js {
+
+inline constexpr napi_type_tag kResourceTag{RMMJS_TAG_RESOURCE_LOWER, RMMJS_TAG_RESOURCE_UPPER};
+inline constexpr napi_type_tag kCoreApiTag{RMMJS_TAG_CORE_API_LOWER, RMMJS_TAG_CORE_API_UPPER};
+
+// Per-environment state of one addon.
+struct AddonData {
+  Napi::FunctionReference make_error;  // (status, message, cudaCode, nodeCode?) => Error
+};
+
+inline AddonData& Data(Napi::Env env) {
+  AddonData* data = env.GetInstanceData<AddonData>();
+  if (data == nullptr) {
+    data = new AddonData();
+    env.SetInstanceData(data);
+  }
+  return *data;
+}
+
+inline bool HasTag(Napi::Env env, napi_value value, const napi_type_tag& tag) {
+  bool result = false;
+  return napi_check_object_type_tag(env, value, &tag, &result) == napi_ok && result;
+}
+
+// An error object of the class API.md gives for status, with the thread-local message.
+inline Napi::Value MakeError(Napi::Env env, rmmjs_status status, const std::string& message,
+                             int cuda_code = 0, const char* node_code = nullptr) {
+  AddonData& data = Data(env);
+  if (data.make_error.IsEmpty()) return Napi::Error::New(env, message).Value();
+  return data.make_error.Call({Napi::Number::New(env, status), Napi::String::New(env, message),
+                               Napi::Number::New(env, cuda_code),
+                               node_code ? Napi::String::New(env, node_code) : env.Undefined()});
+}
+
+// Throws the error that status describes. RMMJS_ERR_JS_EXCEPTION rethrows the pending exception
+// object itself, so a callback's error reaches the caller unchanged.
+[[noreturn]] inline void ThrowStatus(Napi::Env env, rmmjs_status status) {
+  if (status == RMMJS_ERR_JS_EXCEPTION && env.IsExceptionPending()) {
+    throw Napi::Error(env, env.GetAndClearPendingException().Value());
+  }
+  const rmmjs_core_api* api = CoreApi();
+  throw Napi::Error(env, MakeError(env, status, api->error_message(), api->error_cuda_code()));
+}
+
+inline void Check(Napi::Env env, rmmjs_status status) {
+  if (status != RMMJS_OK) ThrowStatus(env, status);
+}
+
+[[noreturn]] inline void ThrowTypeError(Napi::Env env, const std::string& message) {
+  throw Napi::Error(env, MakeError(env, RMMJS_ERR_INVALID_ARGUMENT, message, 0, "ERR_INVALID_ARG_TYPE"));
+}
+
+// Receives core's API table: checks the tag and the ABI version, stores makeError.
+inline void ReceiveCoreApi(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !HasTag(env, info[0], kCoreApiTag) || !info[1].IsFunction()) {
+    throw Napi::TypeError::New(env, "init(coreApi, makeError) expects @rmmjs/core's API table");
+  }
+  auto* api = static_cast<const rmmjs_core_api*>(info[0].As<Napi::External<void>>().Data());
+  if (api->abi_major != RMMJS_ABI_MAJOR || api->size < sizeof(rmmjs_core_api)) {
+    throw Napi::Error::New(env, "@rmmjs/core's C ABI " + std::to_string(api->abi_major) + "." +
+                                    std::to_string(api->abi_minor) +
+                                    " does not match this addon's (" +
+                                    std::to_string(RMMJS_ABI_MAJOR) + "." +
+                                    std::to_string(RMMJS_ABI_MINOR) +
+                                    "): install matching versions of @rmmjs packages");
+  }
+  g_core_api = api;
+  Data(env).make_error = Napi::Persistent(info[1].As<Napi::Function>());
+}
+
+// The resource a JS handle carries (borrowed), or a TypeError naming `what`, or
+// ERR_RMM_DISPOSED when the handle was disposed. Hot paths whose handle came from a
+// DeviceMemoryResource's private field (tag checked at construction) pass check_tag = false.
+inline rmmjs_resource* ResourceArg(Napi::Env env, napi_value value, const char* what,
+                                   bool check_tag = true) {
+  void* data = nullptr;
+  if ((check_tag && !HasTag(env, value, kResourceTag)) ||
+      napi_get_value_external(env, value, &data) != napi_ok || data == nullptr ||
+      static_cast<rmmjs_resource_handle*>(data)->magic != RMMJS_RESOURCE_HANDLE_MAGIC) {
+    ThrowTypeError(env, std::string(what) + " must be a DeviceMemoryResource");
+  }
+  rmmjs_resource* mr = static_cast<rmmjs_resource_handle*>(data)->resource;
+  if (mr == nullptr) {
+    throw Napi::Error(env, MakeError(env, RMMJS_ERR_DISPOSED,
+                                     std::string(what) + " was disposed and cannot be used"));
+  }
+  return mr;
+}
+
+// A JS handle for mr; adopts one reference, released by DisposeResource or when collected.
+inline Napi::Value WrapResource(Napi::Env env, rmmjs_resource* mr) {
+  auto* handle = new rmmjs_resource_handle{RMMJS_RESOURCE_HANDLE_MAGIC, mr};
+  napi_value external = nullptr;
+  napi_status status = napi_create_external(
+      env, handle,
+      [](napi_env, void* data, void*) {
+        auto* handle = static_cast<rmmjs_resource_handle*>(data);
+        if (handle->resource != nullptr) CoreApi()->release(handle->resource);
+        handle->magic = 0;
+        delete handle;
+      },
+      nullptr, &external);
+  if (status != napi_ok) {
+    CoreApi()->release(mr);
+    delete handle;
+    throw Napi::Error::New(env, "cannot create a resource handle");
+  }
+  napi_type_tag_object(env, external, &kResourceTag);
+  return Napi::Value(env, external);
+}
+
+// Releases the handle's reference now (idempotent).
+inline void DisposeResource(Napi::Env env, napi_value value) {
+  void* data = nullptr;
+  if (!HasTag(env, value, kResourceTag) || napi_get_value_external(env, value, &data) != napi_ok) {
+    ThrowTypeError(env, "not a resource handle");
+  }
+  auto* handle = static_cast<rmmjs_resource_handle*>(data);
+  if (rmmjs_resource* mr = handle->resource) {
+    handle->resource = nullptr;
+    CoreApi()->release(mr);
+  }
+}
+
+}  // namespace js
+}  // namespace rmmjs
+
+#endif  // RMMJS_NAPI_HPP

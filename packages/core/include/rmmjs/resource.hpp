@@ -1,0 +1,145 @@
+// C++ convenience over the C ABI: implement a resource as a plain class and get its ops table.
+//
+//   class MyResource {
+//    public:
+//     static constexpr const char* kTypeName = "MyResource";
+//     rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out);
+//     rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream);
+//     // optional:
+//     rmmjs_status Init(rmmjs_resource* self);          // after construction; failure destroys
+//     bool IsEqual(const MyResource& other) const;      // default: identity
+//     rmmjs_resource* Upstream() const;                 // default: none
+//   };
+//   rmmjs_resource* mr; rmmjs::NewResource<MyResource>(api, device, flags, &mr, args...);
+#ifndef RMMJS_RESOURCE_HPP
+#define RMMJS_RESOURCE_HPP
+
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "rmmjs/abi.h"
+
+namespace rmmjs {
+
+// The core API table this addon received (set once at load; see napi.hpp).
+inline const rmmjs_core_api* g_core_api = nullptr;
+inline const rmmjs_core_api* CoreApi() { return g_core_api; }
+
+template <class T>
+struct ResourceBox {
+  rmmjs_resource header;  // first: a rmmjs_resource* is a ResourceBox<T>*
+  T impl;
+  template <class... Args>
+  explicit ResourceBox(Args&&... args) : header{}, impl(std::forward<Args>(args)...) {}
+};
+
+template <class T>
+T& ImplOf(rmmjs_resource* mr) {
+  return reinterpret_cast<ResourceBox<T>*>(mr)->impl;
+}
+template <class T>
+const T& ImplOf(const rmmjs_resource* mr) {
+  return reinterpret_cast<const ResourceBox<T>*>(mr)->impl;
+}
+
+namespace detail {
+template <class T, class = void>
+struct HasInit : std::false_type {};
+template <class T>
+struct HasInit<T, std::void_t<decltype(std::declval<T&>().Init(nullptr))>> : std::true_type {};
+template <class T, class = void>
+struct HasIsEqual : std::false_type {};
+template <class T>
+struct HasIsEqual<T, std::void_t<decltype(std::declval<const T&>().IsEqual(std::declval<const T&>()))>>
+    : std::true_type {};
+template <class T, class = void>
+struct HasUpstream : std::false_type {};
+template <class T>
+struct HasUpstream<T, std::void_t<decltype(std::declval<const T&>().Upstream())>> : std::true_type {};
+}  // namespace detail
+
+template <class T>
+const rmmjs_resource_ops* OpsOf() {
+  static_assert(!std::is_polymorphic<T>::value, "resources are plain classes");
+  static const rmmjs_resource_ops ops = {
+      sizeof(rmmjs_resource_ops),
+      T::kTypeName,
+      [](rmmjs_resource* self, size_t bytes, rmmjs_stream stream, void** out) {
+        return ImplOf<T>(self).Allocate(bytes, stream, out);
+      },
+      [](rmmjs_resource* self, void* ptr, size_t bytes, rmmjs_stream stream) {
+        return ImplOf<T>(self).Deallocate(ptr, bytes, stream);
+      },
+      [](const rmmjs_resource* self, const rmmjs_resource* other) -> int {
+        if (self == other) return 1;
+        if constexpr (detail::HasIsEqual<T>::value) {
+          return other->ops == self->ops && ImplOf<T>(self).IsEqual(ImplOf<T>(other)) ? 1 : 0;
+        }
+        return 0;
+      },
+      [](rmmjs_resource* self) { delete reinterpret_cast<ResourceBox<T>*>(self); },
+      [](const rmmjs_resource* self) -> rmmjs_resource* {
+        if constexpr (detail::HasUpstream<T>::value) return ImplOf<T>(self).Upstream();
+        return nullptr;
+      },
+  };
+  return &ops;
+}
+
+template <class T>
+bool IsA(const rmmjs_resource* mr) {
+  return mr != nullptr && mr->ops == OpsOf<T>();
+}
+
+// Creates a resource with refcount 1 in *out, or returns the failure (nothing leaks).
+template <class T, class... Args>
+rmmjs_status NewResource(int32_t device, uint32_t flags, rmmjs_resource** out, Args&&... args) {
+  const rmmjs_core_api* api = CoreApi();
+  auto* box = new (std::nothrow) ResourceBox<T>(std::forward<Args>(args)...);
+  if (box == nullptr) return api->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, "out of host memory");
+  api->resource_init(&box->header, OpsOf<T>(), device, flags);
+  if constexpr (detail::HasInit<T>::value) {
+    rmmjs_status status = box->impl.Init(&box->header);
+    if (status != RMMJS_OK) {
+      api->release(&box->header);
+      return status;
+    }
+  }
+  *out = &box->header;
+  return RMMJS_OK;
+}
+
+// An owned reference to a resource (retain on copy, release on destruction).
+class ResourceRef {
+ public:
+  ResourceRef() = default;
+  // Adopts a reference the caller already owns.
+  static ResourceRef Adopt(rmmjs_resource* mr) { return ResourceRef(mr); }
+  static ResourceRef Retain(rmmjs_resource* mr) {
+    if (mr != nullptr) CoreApi()->retain(mr);
+    return ResourceRef(mr);
+  }
+  ResourceRef(const ResourceRef& other) : mr_(other.mr_) {
+    if (mr_ != nullptr) CoreApi()->retain(mr_);
+  }
+  ResourceRef(ResourceRef&& other) noexcept : mr_(std::exchange(other.mr_, nullptr)) {}
+  ResourceRef& operator=(ResourceRef other) noexcept {
+    std::swap(mr_, other.mr_);
+    return *this;
+  }
+  ~ResourceRef() {
+    if (mr_ != nullptr) CoreApi()->release(mr_);
+  }
+  rmmjs_resource* get() const { return mr_; }
+  rmmjs_resource* release() { return std::exchange(mr_, nullptr); }
+  explicit operator bool() const { return mr_ != nullptr; }
+
+ private:
+  explicit ResourceRef(rmmjs_resource* mr) : mr_(mr) {}
+  rmmjs_resource* mr_ = nullptr;
+};
+
+}  // namespace rmmjs
+
+#endif  // RMMJS_RESOURCE_HPP

@@ -1,0 +1,67 @@
+/** `cuda.*`: the CUDA driver as rmmjs uses it (the runtime calls RMM takes from cuda-python). */
+import { CudaError } from './errors.js';
+import { native } from './native.js';
+import { validateInteger } from './validate.js';
+let info;
+/** What loading the driver found (loads it on first call). */
+function driverInfo() {
+    info ??= native.driverInfo();
+    if (info.mode === 'broken') {
+        throw new CudaError(info.reason, {
+            code: 'ERR_CUDA_DRIVER_NOT_FOUND',
+            cudaErrorCode: 3,
+            cudaErrorName: 'CUDA_ERROR_NOT_INITIALIZED',
+        });
+    }
+    return info;
+}
+function deviceArg(device) {
+    return device === undefined ? native.getDevice() : validateInteger(device, 'device', 0);
+}
+export const cuda = {
+    /** True with a CUDA driver and at least one device; false in host mode. */
+    isAvailable() {
+        return driverInfo().mode === 'cuda';
+    },
+    /** Why host mode is active (null when CUDA is available). */
+    hostModeReason() {
+        const { mode, reason } = driverInfo();
+        return mode === 'cuda' ? null : reason;
+    },
+    /** The number of devices (0 in host mode). */
+    getDeviceCount() {
+        return driverInfo().deviceCount;
+    },
+    /** The current device of this thread (0 until one is set, as cudaGetDevice). */
+    getDevice() {
+        driverInfo();
+        return native.getDevice();
+    },
+    /** Makes `device`'s primary context current on this thread (cudaSetDevice). */
+    setDevice(device) {
+        validateInteger(device, 'device', 0);
+        driverInfo();
+        native.setDevice(device);
+    },
+    /** The driver's CUDA version as an integer (13000 = 13.0); 0 when no driver is loaded. */
+    driverVersion() {
+        return driverInfo().driverVersion;
+    },
+    /** The name of a device, e.g. "NVIDIA H200". */
+    deviceName(device) {
+        return native.deviceName(deviceArg(device));
+    },
+    /** A device attribute (CUdevice_attribute number). */
+    deviceAttribute(attribute, device) {
+        return native.deviceAttribute(deviceArg(device), validateInteger(attribute, 'attribute', 0));
+    },
+    /** The device's default memory pool (CUmemoryPool handle). */
+    getDefaultMemPool(device) {
+        return native.getDefaultMemPool(deviceArg(device));
+    },
+    /** Where managed memory was last prefetched: a device, -1 for the host, -2 for never. */
+    lastPrefetchLocation(ptr, nbytes) {
+        return native.lastPrefetchLocation(ptr, nbytes);
+    },
+};
+//# sourceMappingURL=cuda.js.map

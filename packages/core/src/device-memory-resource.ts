@@ -1,0 +1,124 @@
+import { invalidArgType } from './errors.js';
+import { native, type ResourceHandle } from './native.js';
+import { streamArg, type Stream } from './stream.js';
+import { validateSize } from './validate.js';
+
+/** A resource class that can wrap a native resource it did not construct. */
+type ResourceClass = abstract new (...args: never[]) => DeviceMemoryResource;
+
+let handleOf: (mr: DeviceMemoryResource) => ResourceHandle;
+const classesByTypeName = new Map<string, ResourceClass>();
+// One wrapper per native resource in this isolate, so getCurrentDeviceResource() === mr.
+const wrappers = new Map<bigint, WeakRef<DeviceMemoryResource>>();
+const forgetWrapper = new FinalizationRegistry<{ address: bigint; ref: WeakRef<DeviceMemoryResource> }>(
+  ({ address, ref }) => {
+    if (wrappers.get(address) === ref) wrappers.delete(address);
+  },
+);
+
+/**
+ * The base of every memory resource: `allocate(nbytes, stream?) -> bigint` and
+ * `deallocate(ptr, nbytes, stream?)` over a native resource (C ABI, include/rmmjs/abi.h),
+ * shared by every thread and isolate. Not constructible directly.
+ */
+export class DeviceMemoryResource implements Disposable {
+  #handle: ResourceHandle;
+  #address: bigint;
+
+  static {
+    handleOf = (mr) => mr.#handle;
+  }
+
+  /** @internal Subclasses pass the native handle their constructor created. */
+  constructor(handle: ResourceHandle) {
+    if (typeof handle !== 'object' || handle === null) {
+      throw new TypeError(`${new.target.name} cannot be constructed directly: use a concrete resource such as CudaMemoryResource`);
+    }
+    this.#handle = handle;
+    this.#address = native.resourceAddress(handle);
+    const ref = new WeakRef(this);
+    wrappers.set(this.#address, ref);
+    forgetWrapper.register(this, { address: this.#address, ref }, ref);
+  }
+
+  /** Allocates `nbytes` (256-byte aligned; 0 bytes gives 0n) on `stream`. */
+  allocate(nbytes: number, stream?: Stream): bigint {
+    validateSize(nbytes, 'nbytes');
+    // The default stream is passed as no argument (one fewer conversion on the hot path).
+    return stream === undefined
+      ? native.allocate(this.#handle, nbytes)
+      : native.allocate(this.#handle, nbytes, streamArg(stream));
+  }
+
+  /** Returns memory that `allocate(nbytes, stream)` gave. */
+  deallocate(ptr: bigint, nbytes: number, stream?: Stream): void {
+    if (typeof ptr !== 'bigint') throw invalidArgType('ptr', 'of type bigint', ptr);
+    validateSize(nbytes, 'nbytes');
+    if (stream === undefined) native.deallocate(this.#handle, ptr, nbytes);
+    else native.deallocate(this.#handle, ptr, nbytes, streamArg(stream));
+  }
+
+  /** The device this resource was created for. */
+  get device(): number {
+    return native.resourceInfo(this.#handle).device;
+  }
+
+  /** True when memory from one can be deallocated by the other. */
+  isEqual(other: DeviceMemoryResource): boolean {
+    return native.resourceIsEqual(this.#handle, resourceHandle(other, 'other'));
+  }
+
+  /** Releases this object's reference now; the resource goes when nothing else uses it. */
+  [Symbol.dispose](): void {
+    if (native.resourceIsDisposed(this.#handle)) return;
+    if (wrappers.get(this.#address)?.deref() === this) wrappers.delete(this.#address);
+    native.resourceDispose(this.#handle);
+  }
+
+  toString(): string {
+    return `${this.constructor.name}(device ${this.device})`;
+  }
+}
+
+/** The abstract base of resources that wrap another (their upstream), which they keep alive. */
+export class UpstreamResourceAdaptor extends DeviceMemoryResource {
+  /** The upstream resource. */
+  get upstreamMr(): DeviceMemoryResource {
+    const upstream = native.resourceUpstream(resourceHandle(this, 'this'));
+    if (upstream === null) throw new TypeError(`${this.constructor.name} has no upstream resource`);
+    return wrapResource(upstream);
+  }
+
+  getUpstream(): DeviceMemoryResource {
+    return this.upstreamMr;
+  }
+}
+
+/** The native handle of a resource argument, or `ERR_INVALID_ARG_TYPE` naming `name`. */
+export function resourceHandle(mr: unknown, name: string): ResourceHandle {
+  if (!(mr instanceof DeviceMemoryResource)) {
+    throw invalidArgType(name, 'an instance of DeviceMemoryResource', mr);
+  }
+  return handleOf(mr);
+}
+
+/** Lets wrapResource build `Class` for native resources whose type name is `typeName`. */
+export function registerResourceClass(typeName: string, Class: ResourceClass): void {
+  classesByTypeName.set(typeName, Class);
+}
+
+/**
+ * The wrapper of a native resource (adopts `handle`'s reference): the existing one in this
+ * isolate, or a new object of its registered class (plain DeviceMemoryResource otherwise).
+ */
+export function wrapResource(handle: ResourceHandle): DeviceMemoryResource {
+  const existing = wrappers.get(native.resourceAddress(handle))?.deref();
+  if (existing !== undefined && !native.resourceIsDisposed(handleOf(existing))) {
+    native.resourceDispose(handle);
+    return existing;
+  }
+  const { typeName } = native.resourceInfo(handle);
+  const Class = classesByTypeName.get(typeName) ?? DeviceMemoryResource;
+  // Runs only the base constructor: resource classes keep their state in the native object.
+  return Reflect.construct(DeviceMemoryResource, [handle], Class) as DeviceMemoryResource;
+}

@@ -1,0 +1,140 @@
+/** Error classes of API.md, and the Node-style argument errors (`ERR_INVALID_ARG_TYPE`, ...). */
+
+export interface RMMErrorOptions {
+  code?: string;
+  cause?: unknown;
+}
+
+/** RMM's failures (`RuntimeError` in Python). `code` defaults to `ERR_RMM_LOGIC`. */
+export class RMMError extends Error {
+  readonly code: string;
+
+  constructor(message: string, options: RMMErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options.code ?? 'ERR_RMM_LOGIC';
+  }
+}
+
+/** An allocation that failed (`MemoryError` in Python: bad_alloc, out_of_memory). */
+export class OutOfMemoryError extends RMMError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { code: 'ERR_RMM_OUT_OF_MEMORY', cause: options.cause });
+  }
+}
+
+export interface CudaErrorOptions extends RMMErrorOptions {
+  cudaErrorCode?: number;
+  cudaErrorName?: string;
+}
+
+/** A failing CUDA call (`code: 'ERR_CUDA'`), or no usable driver/device. */
+export class CudaError extends RMMError {
+  readonly cudaErrorCode: number;
+  readonly cudaErrorName: string;
+
+  constructor(message: string, options: CudaErrorOptions = {}) {
+    super(message, { code: options.code ?? 'ERR_CUDA', cause: options.cause });
+    this.cudaErrorCode = options.cudaErrorCode ?? 0;
+    this.cudaErrorName = options.cudaErrorName ?? 'CUDA_SUCCESS';
+  }
+}
+
+type NodeErrorClass = typeof TypeError | typeof RangeError;
+
+function nodeError(Class: NodeErrorClass, code: string, message: string): Error {
+  const error = new Class(message) as Error & { code: string };
+  error.code = code;
+  return error;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'Received null';
+  if (value === undefined) return 'Received undefined';
+  if (typeof value === 'function') return `Received function ${value.name || '<anonymous>'}`;
+  if (typeof value === 'object') {
+    const name = (value as object).constructor?.name;
+    return name ? `Received an instance of ${name}` : 'Received an object';
+  }
+  let shown = typeof value === 'bigint' ? `${value}n` : String(value);
+  if (typeof value === 'string') shown = `'${value.length > 28 ? `${value.slice(0, 25)}...` : value}'`;
+  return `Received type ${typeof value} (${shown})`;
+}
+
+/** `TypeError` `ERR_INVALID_ARG_TYPE`: `The "name" argument must be <expected>. Received ...` */
+export function invalidArgType(name: string, expected: string, actual: unknown): Error {
+  return nodeError(
+    TypeError,
+    'ERR_INVALID_ARG_TYPE',
+    `The "${name}" argument must be ${expected}. ${describe(actual)}`,
+  );
+}
+
+/** `TypeError` `ERR_INVALID_ARG_VALUE` with a reason. */
+export function invalidArgValue(name: string, reason: string): Error {
+  return nodeError(TypeError, 'ERR_INVALID_ARG_VALUE', `The argument "${name}" ${reason}`);
+}
+
+/** `RangeError` `ERR_OUT_OF_RANGE`: `The value of "name" is out of range. It must be <range>. Received <value>` */
+export function outOfRange(name: string, range: string, actual: unknown): Error {
+  const shown = typeof actual === 'bigint' ? `${actual}n` : String(actual);
+  return nodeError(
+    RangeError,
+    'ERR_OUT_OF_RANGE',
+    `The value of "${name}" is out of range. It must be ${range}. Received ${shown}`,
+  );
+}
+
+/** Status codes of the C ABI (include/rmmjs/abi.h). */
+export const enum Status {
+  OutOfMemory = 1,
+  Logic = 2,
+  Cuda = 3,
+  InvalidArgument = 4,
+  OutOfRange = 5,
+  Disposed = 6,
+  DriverNotFound = 7,
+  NoDevice = 8,
+  WrongThread = 9,
+}
+
+/**
+ * Builds the JavaScript error for a native status. Every addon receives this function at load
+ * and calls it when a native call fails.
+ */
+export function makeError(
+  status: number,
+  message: string,
+  cudaErrorCode: number,
+  nodeCode: string | undefined,
+  errorName: (code: number) => string,
+): Error {
+  switch (status) {
+    case Status.OutOfMemory:
+      return new OutOfMemoryError(message);
+    case Status.Cuda:
+      return new CudaError(message, { cudaErrorCode, cudaErrorName: errorName(cudaErrorCode) });
+    case Status.InvalidArgument:
+      return nodeError(TypeError, nodeCode ?? 'ERR_INVALID_ARG_VALUE', message);
+    case Status.OutOfRange:
+      return nodeError(RangeError, nodeCode ?? 'ERR_OUT_OF_RANGE', message);
+    case Status.Disposed:
+      return new RMMError(message, { code: 'ERR_RMM_DISPOSED' });
+    case Status.DriverNotFound:
+      return new CudaError(message, {
+        code: 'ERR_CUDA_DRIVER_NOT_FOUND',
+        cudaErrorCode: 3,
+        cudaErrorName: 'CUDA_ERROR_NOT_INITIALIZED',
+      });
+    case Status.NoDevice:
+      return new CudaError(message, {
+        code: 'ERR_CUDA_NO_DEVICE',
+        cudaErrorCode: 100,
+        cudaErrorName: 'CUDA_ERROR_NO_DEVICE',
+      });
+    case Status.WrongThread:
+      return new RMMError(message, { code: 'ERR_RMM_WRONG_THREAD' });
+    default:
+      return new RMMError(message);
+  }
+}

@@ -1,0 +1,100 @@
+/** A type-tagged napi_external holding one native reference. */
+export type ResourceHandle = object & {
+    readonly __brand: 'ResourceHandle';
+};
+export type StreamNative = object & {
+    readonly __brand: 'StreamNative';
+};
+export type BufferNative = object & {
+    readonly __brand: 'BufferNative';
+};
+export type CoreApi = object & {
+    readonly __brand: 'CoreApi';
+};
+export interface DriverInfo {
+    mode: 'cuda' | 'host' | 'broken';
+    reason: string;
+    library: string;
+    deviceCount: number;
+    driverVersion: number;
+    hostStatus: number;
+}
+export interface NativeCore {
+    coreApi: CoreApi;
+    abiVersion: string;
+    init(makeError: MakeErrorFn): void;
+    driverInfo(): DriverInfo;
+    requireCuda(): void;
+    getDevice(): number;
+    setDevice(device: number): void;
+    errorName(code: number): string;
+    memGetInfo(device: number): [number, number];
+    deviceAttribute(device: number, attribute: number): number;
+    deviceName(device: number): string;
+    lastPrefetchLocation(ptr: bigint, nbytes: number): number;
+    isManaged(ptr: bigint): boolean;
+    getDefaultMemPool(device: number): bigint;
+    allocate(mr: ResourceHandle, nbytes: number, stream: StreamNative | undefined): bigint;
+    deallocate(mr: ResourceHandle, ptr: bigint, nbytes: number, stream: StreamNative | undefined): void;
+    createCudaMemoryResource(device?: number): ResourceHandle;
+    createManagedMemoryResource(device?: number): ResourceHandle;
+    createSystemMemoryResource(device?: number): ResourceHandle;
+    createPinnedHostMemoryResource(device?: number): ResourceHandle;
+    createSamHeadroomMemoryResource(headroom: number, device?: number): ResourceHandle;
+    createCudaAsyncMemoryResource(initialPoolSize: number | undefined, releaseThreshold: number | undefined, enableIpc: boolean, device?: number): ResourceHandle;
+    createCudaAsyncViewMemoryResource(poolHandle: bigint, device?: number): ResourceHandle;
+    asyncPoolHandle(mr: ResourceHandle): bigint;
+    resourceInfo(mr: ResourceHandle): {
+        typeName: string;
+        device: number;
+        flags: number;
+        address: bigint;
+    };
+    resourceAddress(mr: ResourceHandle): bigint;
+    resourceRefcount(mr: ResourceHandle): number;
+    resourceUpstream(mr: ResourceHandle): ResourceHandle | null;
+    resourceIsEqual(a: ResourceHandle, b: ResourceHandle): boolean;
+    resourceDispose(mr: ResourceHandle): void;
+    resourceIsDisposed(mr: ResourceHandle): boolean;
+    getPerDeviceResource(device: number | undefined): ResourceHandle;
+    setPerDeviceResource(device: number | undefined, mr: ResourceHandle): ResourceHandle;
+    streamCreate(nonBlocking: boolean, priority: number): StreamNative;
+    streamBorrow(handle: bigint): StreamNative;
+    streamHandle(stream: StreamNative): bigint;
+    streamInfo(stream: StreamNative): {
+        device: number;
+        owned: boolean;
+        priority: number;
+    };
+    streamSynchronize(stream: StreamNative): void;
+    streamSynchronizeAsync(stream: StreamNative): Promise<void>;
+    streamDispose(stream: StreamNative): void;
+    bufferCreate(mr: ResourceHandle | undefined, size: number, stream: StreamNative | undefined, data: ArrayBufferView | ArrayBuffer | undefined): BufferNative;
+    bufferPtr(buffer: BufferNative): bigint;
+    bufferSize(buffer: BufferNative): number;
+    bufferCapacity(buffer: BufferNative): number;
+    bufferDevice(buffer: BufferNative): number;
+    bufferIsFreed(buffer: BufferNative): boolean;
+    bufferFree(buffer: BufferNative, strict: boolean): void;
+    bufferResize(buffer: BufferNative, size: number, stream: StreamNative | undefined): void;
+    bufferReserve(buffer: BufferNative, capacity: number, stream: StreamNative | undefined): void;
+    bufferCopyFromHost(buffer: BufferNative, data: ArrayBufferView | ArrayBuffer, stream: StreamNative | undefined): void;
+    bufferCopyToHost(buffer: BufferNative, target: ArrayBufferView | ArrayBuffer, stream: StreamNative | undefined): void;
+    bufferCopyFromDevice(buffer: BufferNative, ptr: bigint, nbytes: number, stream: StreamNative | undefined): void;
+    bufferCopy(buffer: BufferNative): BufferNative;
+    bufferPrefetch(buffer: BufferNative, device: number, stream: StreamNative | undefined): void;
+    bufferResource(buffer: BufferNative): ResourceHandle;
+    bufferCopyToHostAsync<T extends ArrayBufferView | ArrayBuffer>(buffer: BufferNative, target: T, stream: StreamNative | undefined): Promise<T>;
+    bufferCopyFromHostAsync(buffer: BufferNative, data: ArrayBufferView | ArrayBuffer, stream: StreamNative | undefined): Promise<unknown>;
+    setLogLevel(level: number): void;
+    getLogLevel(): number;
+    setFlushLevel(level: number): void;
+    getFlushLevel(): number;
+    shouldLog(level: number): boolean;
+    log(level: number, message: string): void;
+    flushLog(): void;
+}
+export type MakeErrorFn = (status: number, message: string, cudaCode: number, nodeCode?: string) => Error;
+export declare const native: NativeCore;
+/** The error factory every addon receives (see include/rmmjs/napi.hpp). */
+export declare const makeNativeError: MakeErrorFn;

@@ -1,0 +1,38 @@
+// @rmmjs/core's addon. Loading it touches no driver: CUDA is opened on first need.
+#include <napi.h>
+
+#include "bindings.h"
+#include "core_api.h"
+#include "rmmjs/napi.hpp"
+
+namespace rmmjs {
+namespace {
+
+// init(makeError): core's own JavaScript hands over its error factory, as every addon does.
+Napi::Value Init(const Napi::CallbackInfo& info) {
+  if (!info[0].IsFunction()) throw Napi::TypeError::New(info.Env(), "init(makeError)");
+  js::Data(info.Env()).make_error = Napi::Persistent(info[0].As<Napi::Function>());
+  return info.Env().Undefined();
+}
+
+}  // namespace
+}  // namespace rmmjs
+
+static Napi::Object InitCore(Napi::Env env, Napi::Object exports) {
+  using namespace rmmjs;
+  napi_value api = nullptr;
+  napi_create_external(env, const_cast<rmmjs_core_api*>(CoreApiTable()), nullptr, nullptr, &api);
+  napi_type_tag_object(env, api, &js::kCoreApiTag);
+  exports.Set("coreApi", Napi::Value(env, api));
+  exports.Set("abiVersion", Napi::String::New(env, std::to_string(RMMJS_ABI_MAJOR) + "." +
+                                                       std::to_string(RMMJS_ABI_MINOR)));
+  exports.Set("init", Napi::Function::New(env, Init));
+  bind::RegisterCuda(env, exports);
+  bind::RegisterResources(env, exports);
+  bind::RegisterStreams(env, exports);
+  bind::RegisterBuffers(env, exports);
+  bind::RegisterLogger(env, exports);
+  return exports;
+}
+
+NODE_API_MODULE(rmmjs_core, InitCore)

@@ -1,0 +1,108 @@
+// cuda.*: the driver as JavaScript sees it.
+#include "binding_util.h"
+#include "bindings.h"
+#include "driver.h"
+#include "errors.h"
+#include "memory_ops.h"
+
+namespace rmmjs {
+namespace bind {
+namespace {
+
+Napi::Value DriverInfoJs(const Napi::CallbackInfo& info) {
+  const DriverInfo& driver = Driver();
+  Napi::Object out = Napi::Object::New(info.Env());
+  const char* mode = driver.mode == DriverMode::kCuda ? "cuda"
+                     : driver.mode == DriverMode::kHost ? "host"
+                                                         : "broken";
+  out.Set("mode", mode);
+  out.Set("reason", driver.reason);
+  out.Set("library", driver.library);
+  out.Set("deviceCount", driver.device_count);
+  out.Set("driverVersion", driver.driver_version);
+  out.Set("hostStatus", static_cast<int>(driver.host_status));
+  return out;
+}
+
+Napi::Value RequireCudaJs(const Napi::CallbackInfo& info) {
+  js::Check(info.Env(), RequireCuda());
+  return info.Env().Undefined();
+}
+
+Napi::Value GetDevice(const Napi::CallbackInfo& info) {
+  int device = 0;
+  js::Check(info.Env(), GetCurrentDevice(&device));
+  return Napi::Number::New(info.Env(), device);
+}
+
+Napi::Value SetDevice(const Napi::CallbackInfo& info) {
+  js::Check(info.Env(), SetCurrentDevice(IntArg(info.Env(), info[0], "device")));
+  return info.Env().Undefined();
+}
+
+Napi::Value ErrorName(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), CudaErrorName(IntArg(info.Env(), info[0], "code")));
+}
+
+Napi::Value MemGetInfoJs(const Napi::CallbackInfo& info) {
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  js::Check(info.Env(), MemGetInfo(IntArg(info.Env(), info[0], "device"), &free_bytes, &total_bytes));
+  Napi::Array out = Napi::Array::New(info.Env(), 2);
+  out.Set(0u, static_cast<double>(free_bytes));
+  out.Set(1u, static_cast<double>(total_bytes));
+  return out;
+}
+
+Napi::Value DeviceAttribute(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  js::Check(env, RequireCuda());
+  int device = IntArg(env, info[0], "device");
+  js::Check(env, ValidateDevice(device));
+  int value = 0;
+  int result = DriverApi()->cuDeviceGetAttribute(&value, IntArg(env, info[1], "attribute"), device);
+  if (result != RMMJS_CUDA_SUCCESS) js::Check(env, CudaFailure(result, "cuDeviceGetAttribute"));
+  return Napi::Number::New(env, value);
+}
+
+Napi::Value DeviceName(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  js::Check(env, RequireCuda());
+  int device = IntArg(env, info[0], "device");
+  js::Check(env, ValidateDevice(device));
+  char name[256] = {0};
+  int result = DriverApi()->cuDeviceGetName(name, sizeof(name) - 1, device);
+  if (result != RMMJS_CUDA_SUCCESS) js::Check(env, CudaFailure(result, "cuDeviceGetName"));
+  return Napi::String::New(env, name);
+}
+
+Napi::Value LastPrefetchLocationJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int location = -2;
+  js::Check(env, LastPrefetchLocation(reinterpret_cast<void*>(PointerArg(env, info[0], "ptr")),
+                                      SizeArg(env, info[1], "nbytes"), &location));
+  return Napi::Number::New(env, location);
+}
+
+Napi::Value IsManagedJs(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(
+      info.Env(), IsManaged(reinterpret_cast<void*>(PointerArg(info.Env(), info[0], "ptr"))));
+}
+
+}  // namespace
+
+void RegisterCuda(Napi::Env env, Napi::Object exports) {
+  exports.Set("driverInfo", Napi::Function::New(env, DriverInfoJs));
+  exports.Set("requireCuda", Napi::Function::New(env, RequireCudaJs));
+  exports.Set("getDevice", Napi::Function::New(env, GetDevice));
+  exports.Set("setDevice", Napi::Function::New(env, SetDevice));
+  exports.Set("errorName", Napi::Function::New(env, ErrorName));
+  exports.Set("memGetInfo", Napi::Function::New(env, MemGetInfoJs));
+  exports.Set("deviceAttribute", Napi::Function::New(env, DeviceAttribute));
+  exports.Set("deviceName", Napi::Function::New(env, DeviceName));
+  exports.Set("lastPrefetchLocation", Napi::Function::New(env, LastPrefetchLocationJs));
+  exports.Set("isManaged", Napi::Function::New(env, IsManagedJs));
+}
+
+}  // namespace bind
+}  // namespace rmmjs

@@ -1,0 +1,104 @@
+// Stream objects for JavaScript.
+#include "binding_util.h"
+#include "bindings.h"
+#include "driver.h"
+#include "promise_worker.h"
+
+namespace rmmjs {
+namespace bind {
+namespace {
+
+Napi::Value StreamCreateJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  StreamObject* stream = nullptr;
+  js::Check(env, StreamObject::Create(info[0].ToBoolean(), IntArg(env, info[1], "priority"), &stream));
+  return WrapStream(env, stream);
+}
+
+Napi::Value StreamBorrowJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto handle = static_cast<rmmjs_stream>(PointerArg(env, info[0], "handle"));
+  // The default streams follow the current device (see SyncDevice) and must not load the
+  // driver: they are created at import.
+  int device = 0;
+  if (handle > kPerThreadStream) js::Check(env, GetCurrentDevice(&device));
+  return WrapStream(env, StreamObject::Borrow(handle, device));
+}
+
+Napi::Value StreamHandleJs(const Napi::CallbackInfo& info) {
+  return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(StreamHandleArg(info.Env(), info[0])));
+}
+
+Napi::Value StreamInfoJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  StreamObject* stream = StreamArg(env, info[0]);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("device", stream->device());
+  out.Set("owned", stream->owned());
+  out.Set("priority", stream->priority());
+  return out;
+}
+
+// The default streams belong to whichever device is current; other streams to their own.
+int SyncDevice(Napi::Env env, StreamObject* stream) {
+  if (stream->handle() > kPerThreadStream) return stream->device();
+  int device = 0;
+  js::Check(env, GetCurrentDevice(&device));
+  return device;
+}
+
+Napi::Value StreamSynchronizeJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  StreamObject* stream = StreamArg(env, info[0]);
+  js::Check(env, StreamSynchronizeOnDevice(stream->handle(), SyncDevice(env, stream)));
+  return env.Undefined();
+}
+
+class SynchronizeWorker : public PromiseWorker {
+ public:
+  SynchronizeWorker(Napi::Env env, StreamObject* stream, int device)
+      : PromiseWorker(env), stream_(stream), device_(device) {
+    stream_->Retain();
+  }
+
+ protected:
+  rmmjs_status Run() override { return StreamSynchronizeOnDevice(stream_->handle(), device_); }
+  void Finish() override { stream_->Release(); }
+
+ private:
+  StreamObject* stream_;
+  int device_;
+};
+
+Napi::Value StreamSynchronizeAsyncJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  StreamObject* stream = StreamArg(env, info[0]);
+  return (new SynchronizeWorker(env, stream, SyncDevice(env, stream)))->Start();
+}
+
+Napi::Value StreamDisposeJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  void* data = nullptr;
+  if (napi_get_value_external(env, info[0], &data) != napi_ok || data == nullptr ||
+      static_cast<StreamHandle*>(data)->magic != StreamHandle::kMagic) {
+    js::ThrowTypeError(env, "stream must be a Stream");
+  }
+  auto* handle = static_cast<StreamHandle*>(data);
+  if (handle->stream != nullptr) std::exchange(handle->stream, nullptr)->Release();
+  return env.Undefined();
+}
+
+}  // namespace
+
+void RegisterStreams(Napi::Env env, Napi::Object exports) {
+  exports.Set("streamCreate", Napi::Function::New(env, StreamCreateJs));
+  exports.Set("streamBorrow", Napi::Function::New(env, StreamBorrowJs));
+  exports.Set("streamHandle", Napi::Function::New(env, StreamHandleJs));
+  exports.Set("streamInfo", Napi::Function::New(env, StreamInfoJs));
+  exports.Set("streamSynchronize", Napi::Function::New(env, StreamSynchronizeJs));
+  exports.Set("streamSynchronizeAsync", Napi::Function::New(env, StreamSynchronizeAsyncJs));
+  exports.Set("streamDispose", Napi::Function::New(env, StreamDisposeJs));
+}
+
+}  // namespace bind
+}  // namespace rmmjs

@@ -1,0 +1,81 @@
+// Argument conversion shared by core's bindings. JavaScript validates arguments first (with
+// Node's error codes); these checks only keep bad calls from crashing the process.
+#pragma once
+
+#include <napi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "buffer_handles.h"
+#include "device_buffer.h"
+#include "rmmjs/napi.hpp"
+#include "stream.h"
+
+namespace rmmjs {
+namespace bind {
+
+// What a Stream's external points to; disposing sets stream to null. Stream and buffer
+// externals live only in private fields of core's classes, so a magic number (not a type tag,
+// which costs a property lookup per call) is enough to refuse a foreign external.
+struct StreamHandle {
+  static constexpr uint32_t kMagic = 0x52535431;  // "RST1"
+  uint32_t magic = kMagic;
+  StreamObject* stream;
+};
+
+inline size_t SizeArg(Napi::Env env, napi_value value, const char* what) {
+  double number = 0;
+  if (napi_get_value_double(env, value, &number) != napi_ok || !(number >= 0) ||
+      number > 9007199254740991.0 || number != static_cast<double>(static_cast<uint64_t>(number))) {
+    throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_OUT_OF_RANGE,
+                                         std::string("The value of \"") + what + "\" is out of range",
+                                         0, "ERR_OUT_OF_RANGE"));
+  }
+  return static_cast<size_t>(number);
+}
+
+inline int IntArg(Napi::Env env, napi_value value, const char* what) {
+  int32_t number = 0;
+  if (napi_get_value_int32(env, value, &number) != napi_ok) {
+    js::ThrowTypeError(env, std::string(what) + " must be an integer");
+  }
+  return number;
+}
+
+inline uintptr_t PointerArg(Napi::Env env, napi_value value, const char* what) {
+  uint64_t pointer = 0;
+  bool lossless = false;
+  if (napi_get_value_bigint_uint64(env, value, &pointer, &lossless) != napi_ok || !lossless) {
+    js::ThrowTypeError(env, std::string(what) + " must be a bigint pointer");
+  }
+  return static_cast<uintptr_t>(pointer);
+}
+
+inline Napi::Value PointerValue(Napi::Env env, const void* pointer) {
+  return Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pointer)));
+}
+
+// Exports a plain Node-API callback (hot paths skip node-addon-api's wrapper).
+inline void ExportRaw(Napi::Env env, Napi::Object exports, const char* name, napi_callback callback) {
+  napi_value function = nullptr;
+  napi_create_function(env, name, NAPI_AUTO_LENGTH, callback, nullptr, &function);
+  exports.Set(name, Napi::Value(env, function));
+}
+
+// The stream a JS Stream's external carries; undefined means DEFAULT_STREAM.
+StreamObject* StreamArg(Napi::Env env, napi_value value);
+rmmjs_stream StreamHandleArg(Napi::Env env, napi_value value);
+Napi::Value WrapStream(Napi::Env env, StreamObject* stream);  // adopts one reference
+
+// The handle a DeviceBuffer's external carries; a freed buffer is ERR_RMM_DISPOSED.
+BufferHandle* BufferHandleArg(Napi::Env env, napi_value value, bool allow_freed = false);
+inline DeviceBuffer* BufferArg(Napi::Env env, napi_value value, bool allow_freed = false) {
+  return BufferHandleArg(env, value, allow_freed)->buffer;
+}
+
+// Bytes of a TypedArray, DataView or ArrayBuffer.
+bool HostBytes(napi_env env, napi_value value, void** data, size_t* length);
+
+}  // namespace bind
+}  // namespace rmmjs

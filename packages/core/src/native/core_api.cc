@@ -1,0 +1,99 @@
+#include "core_api.h"
+
+#include "driver.h"
+#include "errors.h"
+#include "logger.h"
+#include "memory_ops.h"
+#include "registry.h"
+#include "resource.h"
+#include "rmmjs/resource.hpp"
+#include "stream.h"
+
+namespace rmmjs {
+namespace {
+
+rmmjs_core_api BuildTable() {
+  rmmjs_core_api api{};
+  api.abi_major = RMMJS_ABI_MAJOR;
+  api.abi_minor = RMMJS_ABI_MINOR;
+  api.size = sizeof(rmmjs_core_api);
+
+  api.resource_init = ResourceInit;
+  api.retain = Retain;
+  api.release = Release;
+  api.allocate = Allocate;
+  api.deallocate = Deallocate;
+  api.is_equal = IsEqual;
+
+  api.get_current_device_resource = GetCurrentDeviceResource;
+  api.get_per_device_resource = GetPerDeviceResource;
+  api.set_per_device_resource = SetPerDeviceResource;
+
+  api.cuda_available = [] { return CudaAvailable() ? 1 : 0; };
+  api.driver = DriverApi;
+  api.get_device_count = [](int32_t* count) {
+    RMMJS_TRY(RequireUsableDriver());
+    *count = Driver().device_count;
+    return RMMJS_OK;
+  };
+  api.get_current_device = [](int32_t* device) {
+    int value = 0;
+    RMMJS_TRY(GetCurrentDevice(&value));
+    *device = value;
+    return RMMJS_OK;
+  };
+  api.context_push = [](int32_t device, void** saved) { return ContextPush(device, saved); };
+  api.context_restore = ContextRestore;
+
+  api.stream_synchronize = StreamSynchronize;
+  api.event_create = EventCreate;
+  api.event_destroy = EventDestroy;
+  api.event_record = EventRecord;
+  api.event_synchronize = EventSynchronize;
+  api.stream_wait_event = StreamWaitEvent;
+
+  // Third-party callers may have no context current: use the current device's.
+  api.memcpy_async = [](void* dst, const void* src, size_t bytes, rmmjs_stream stream) {
+    int device = 0;
+    RMMJS_TRY(GetCurrentDevice(&device));
+    ContextScope scope(device);
+    RMMJS_TRY(scope.status());
+    return MemcpyAsync(dst, src, bytes, stream);
+  };
+  api.memset_async = [](void* dst, int value, size_t bytes, rmmjs_stream stream) {
+    int device = 0;
+    RMMJS_TRY(GetCurrentDevice(&device));
+    ContextScope scope(device);
+    RMMJS_TRY(scope.status());
+    return MemsetAsync(dst, value, bytes, stream);
+  };
+  api.mem_get_info = [](int32_t device, size_t* free_bytes, size_t* total_bytes) {
+    return MemGetInfo(device, free_bytes, total_bytes);
+  };
+  api.prefetch = [](void* ptr, size_t bytes, int32_t device, rmmjs_stream stream) {
+    return Prefetch(ptr, bytes, device, stream);
+  };
+
+  api.set_error = [](rmmjs_status status, int cuda_code, const char* message) {
+    return SetError(status, cuda_code, message ? message : "");
+  };
+  api.error_message = ErrorMessage;
+  api.error_cuda_code = ErrorCudaCode;
+
+  api.should_log = [](rmmjs_log_level level) { return ShouldLog(level) ? 1 : 0; };
+  api.log = [](rmmjs_log_level level, const char* message) { Log(level, message ? message : ""); };
+  api.log_flush = FlushLog;
+  return api;
+}
+
+}  // namespace
+
+const rmmjs_core_api* CoreApiTable() {
+  static const rmmjs_core_api table = BuildTable();
+  return &table;
+}
+
+// Core's own resources are built with the same helpers as any addon's.
+static const bool kInstalled = (g_core_api = CoreApiTable(), true);
+
+}  // namespace rmmjs

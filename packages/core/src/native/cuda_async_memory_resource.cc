@@ -1,0 +1,155 @@
+// Stream-ordered allocation from CUDA memory pools (cuMemAllocFromPoolAsync / cuMemFreeAsync):
+// CudaAsyncMemoryResource owns a pool it creates; CudaAsyncViewMemoryResource uses one it is
+// given. RMM's cuda_async_memory_resource and cuda_async_view_memory_resource.
+#include <cstdint>
+#include <limits>
+
+#include "driver.h"
+#include "errors.h"
+#include "resource.h"
+#include "rmmjs/resource.hpp"
+
+namespace rmmjs {
+namespace {
+
+rmmjs_CUmemoryPool PoolOf(uintptr_t handle) { return reinterpret_cast<rmmjs_CUmemoryPool>(handle); }
+
+// Allocation from a pool, shared by both resources.
+class PoolAllocator {
+ public:
+  PoolAllocator(int device, uintptr_t pool) : device_(device), pool_(pool) {}
+
+  rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) {
+    ContextScope scope(device_);
+    RMMJS_TRY(scope.status());
+    rmmjs_CUdeviceptr ptr = 0;
+    int result = DriverApi()->cuMemAllocFromPoolAsync(&ptr, bytes, PoolOf(pool_),
+                                                      reinterpret_cast<rmmjs_CUstream>(stream));
+    if (result != RMMJS_CUDA_SUCCESS) return AllocationFailure(result, "cuMemAllocFromPoolAsync", bytes);
+    *out = reinterpret_cast<void*>(ptr);
+    return RMMJS_OK;
+  }
+
+  rmmjs_status Deallocate(void* ptr, size_t, rmmjs_stream stream) {
+    ContextScope scope(device_);
+    RMMJS_TRY(scope.status());
+    int result = DriverApi()->cuMemFreeAsync(reinterpret_cast<rmmjs_CUdeviceptr>(ptr),
+                                             reinterpret_cast<rmmjs_CUstream>(stream));
+    if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuMemFreeAsync");
+    return RMMJS_OK;
+  }
+
+  int device() const { return device_; }
+  uintptr_t pool() const { return pool_; }
+
+ private:
+  int device_;
+  uintptr_t pool_;
+};
+
+class CudaAsyncViewMemoryResource {
+ public:
+  static constexpr const char* kTypeName = "CudaAsyncViewMemoryResource";
+  CudaAsyncViewMemoryResource(int device, uintptr_t pool) : pool_(device, pool) {}
+
+  rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) { return pool_.Allocate(bytes, stream, out); }
+  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) { return pool_.Deallocate(ptr, bytes, stream); }
+  bool IsEqual(const CudaAsyncViewMemoryResource& other) const { return pool_.pool() == other.pool_.pool(); }
+  uintptr_t pool() const { return pool_.pool(); }
+
+ private:
+  PoolAllocator pool_;
+};
+
+class CudaAsyncMemoryResource {
+ public:
+  static constexpr const char* kTypeName = "CudaAsyncMemoryResource";
+  CudaAsyncMemoryResource(int device, uintptr_t pool) : pool_(device, pool) {}
+  ~CudaAsyncMemoryResource() {
+    ContextScope scope(pool_.device());
+    DriverApi()->cuMemPoolDestroy(PoolOf(pool_.pool()));
+  }
+  CudaAsyncMemoryResource(const CudaAsyncMemoryResource&) = delete;
+  CudaAsyncMemoryResource& operator=(const CudaAsyncMemoryResource&) = delete;
+
+  rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) { return pool_.Allocate(bytes, stream, out); }
+  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) { return pool_.Deallocate(ptr, bytes, stream); }
+  bool IsEqual(const CudaAsyncMemoryResource& other) const { return pool_.pool() == other.pool_.pool(); }
+  uintptr_t pool() const { return pool_.pool(); }
+
+ private:
+  PoolAllocator pool_;
+};
+
+rmmjs_status RequireMemoryPools(int device) {
+  RMMJS_TRY(RequireCuda());
+  RMMJS_TRY(ValidateDevice(device));
+  int supported = 0;
+  int result = DriverApi()->cuDeviceGetAttribute(&supported, RMMJS_CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, device);
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuDeviceGetAttribute");
+  if (supported == 0) {
+    return SetError(RMMJS_ERR_LOGIC, "cudaMallocAsync not supported with this CUDA driver/runtime version");
+  }
+  return RMMJS_OK;
+}
+
+}  // namespace
+
+rmmjs_status CreateCudaAsyncMemoryResource(int device, const size_t* initial_pool_size,
+                                           const size_t* release_threshold, bool enable_ipc,
+                                           rmmjs_resource** out) {
+  RMMJS_TRY(RequireMemoryPools(device));
+  const rmmjs_driver_api* api = DriverApi();
+  if (enable_ipc) {
+    int handle_types = 0;
+    int result = api->cuDeviceGetAttribute(&handle_types, RMMJS_CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, device);
+    if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuDeviceGetAttribute");
+    if ((handle_types & RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) == 0) {
+      return SetError(RMMJS_ERR_LOGIC, "Requested IPC memory handle type not supported");
+    }
+  }
+  ContextScope scope(device);
+  RMMJS_TRY(scope.status());
+  rmmjs_CUmemPoolProps props{};
+  props.alloc_type = RMMJS_CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handle_types = enable_ipc ? RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : RMMJS_CU_MEM_HANDLE_TYPE_NONE;
+  props.location.type = RMMJS_CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = device;
+  rmmjs_CUmemoryPool pool = nullptr;
+  int result = api->cuMemPoolCreate(&pool, &props);
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuMemPoolCreate");
+  uint64_t threshold = release_threshold ? *release_threshold : std::numeric_limits<uint64_t>::max();
+  result = api->cuMemPoolSetAttribute(pool, RMMJS_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+  if (result != RMMJS_CUDA_SUCCESS) {
+    api->cuMemPoolDestroy(pool);
+    return CudaFailure(result, "cuMemPoolSetAttribute");
+  }
+  // From here the resource owns the pool (its destructor destroys it).
+  RMMJS_TRY(NewResource<CudaAsyncMemoryResource>(device, RMMJS_RESOURCE_DEVICE_ACCESSIBLE, out, device,
+                                                 reinterpret_cast<uintptr_t>(pool)));
+  if (initial_pool_size != nullptr && *initial_pool_size > 0) {
+    void* ptr = nullptr;
+    rmmjs_status status = Allocate(*out, *initial_pool_size, 0, &ptr);
+    if (status == RMMJS_OK) status = Deallocate(*out, ptr, *initial_pool_size, 0);
+    if (status != RMMJS_OK) {
+      Release(*out);
+      *out = nullptr;
+      return status;
+    }
+  }
+  return RMMJS_OK;
+}
+
+rmmjs_status CreateCudaAsyncViewMemoryResource(int device, uintptr_t pool_handle, rmmjs_resource** out) {
+  if (pool_handle == 0 && CudaAvailable()) return SetError(RMMJS_ERR_LOGIC, "Unexpected null pool handle.");
+  RMMJS_TRY(RequireMemoryPools(device));
+  return NewResource<CudaAsyncViewMemoryResource>(device, RMMJS_RESOURCE_DEVICE_ACCESSIBLE, out, device, pool_handle);
+}
+
+uintptr_t AsyncPoolHandle(const rmmjs_resource* mr) {
+  if (IsA<CudaAsyncMemoryResource>(mr)) return ImplOf<CudaAsyncMemoryResource>(mr).pool();
+  if (IsA<CudaAsyncViewMemoryResource>(mr)) return ImplOf<CudaAsyncViewMemoryResource>(mr).pool();
+  return 0;
+}
+
+}  // namespace rmmjs

@@ -1,0 +1,30 @@
+// The thread-local error that crosses the C ABI with a status code.
+#pragma once
+
+#include <string>
+
+#include "rmmjs/abi.h"
+
+namespace rmmjs {
+
+rmmjs_status SetError(rmmjs_status status, int cuda_code, std::string message);
+inline rmmjs_status SetError(rmmjs_status status, std::string message) {
+  return SetError(status, 0, std::move(message));
+}
+const char* ErrorMessage();
+int ErrorCudaCode();
+
+// "CUDA error at <call>: CUDA_ERROR_X description" as status RMMJS_ERR_CUDA.
+rmmjs_status CudaFailure(int result, const char* call);
+// An allocation that failed in the driver: OutOfMemory for CUDA_ERROR_OUT_OF_MEMORY,
+// else a CUDA error; RMM's wording "CUDA error (failed to allocate N bytes): ...".
+rmmjs_status AllocationFailure(int result, const char* call, size_t bytes);
+std::string CudaErrorName(int result);
+
+}  // namespace rmmjs
+
+#define RMMJS_TRY(expr)                            \
+  do {                                             \
+    rmmjs_status rmmjs_try_status_ = (expr);       \
+    if (rmmjs_try_status_ != RMMJS_OK) return rmmjs_try_status_; \
+  } while (0)

@@ -1,0 +1,128 @@
+#include "stream.h"
+
+#include "driver.h"
+#include "errors.h"
+
+namespace rmmjs {
+namespace {
+
+// In host mode an event is a token that is always complete.
+struct HostEvent {};
+
+rmmjs_status CurrentContext(int* device, void** saved) {
+  RMMJS_TRY(GetCurrentDevice(device));
+  return ContextPush(*device, saved);
+}
+
+}  // namespace
+
+rmmjs_status StreamObject::Create(bool non_blocking, int priority, StreamObject** out) {
+  RMMJS_TRY(RequireUsableDriver());
+  const rmmjs_driver_api* api = DriverApi();
+  int device = 0;
+  RMMJS_TRY(GetCurrentDevice(&device));
+  if (api == nullptr) {
+    // The object's own address is a unique non-zero token (never 0, 1 or 2).
+    auto* stream = new StreamObject(0, device, true, priority);
+    stream->handle_ = reinterpret_cast<rmmjs_stream>(stream);
+    *out = stream;
+    return RMMJS_OK;
+  }
+  ContextScope scope(device);
+  RMMJS_TRY(scope.status());
+  rmmjs_CUstream handle = nullptr;
+  int result = api->cuStreamCreateWithPriority(
+      &handle, non_blocking ? RMMJS_CU_STREAM_NON_BLOCKING : 0, priority);
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuStreamCreateWithPriority");
+  *out = new StreamObject(reinterpret_cast<rmmjs_stream>(handle), device, true, priority);
+  return RMMJS_OK;
+}
+
+StreamObject* StreamObject::Borrow(rmmjs_stream handle, int device) {
+  return new StreamObject(handle, device, false, 0);
+}
+
+void StreamObject::Release() {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (owned_) {
+    if (const rmmjs_driver_api* api = DriverApi()) {
+      ContextScope scope(device_);
+      // Work still queued on the stream completes; the driver frees the stream afterwards.
+      api->cuStreamDestroy(reinterpret_cast<rmmjs_CUstream>(handle_));
+    }
+  }
+  delete this;
+}
+
+rmmjs_status StreamSynchronizeOnDevice(rmmjs_stream stream, int device) {
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr) return RequireUsableDriver();
+  ContextScope scope(device);
+  RMMJS_TRY(scope.status());
+  int result = api->cuStreamSynchronize(reinterpret_cast<rmmjs_CUstream>(stream));
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuStreamSynchronize");
+  return RMMJS_OK;
+}
+
+rmmjs_status StreamSynchronize(rmmjs_stream stream) {
+  int device = 0;
+  RMMJS_TRY(GetCurrentDevice(&device));
+  return StreamSynchronizeOnDevice(stream, device);
+}
+
+rmmjs_status EventCreate(rmmjs_event* out) {
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr) {
+    RMMJS_TRY(RequireUsableDriver());
+    *out = reinterpret_cast<rmmjs_event>(new HostEvent());
+    return RMMJS_OK;
+  }
+  int device = 0;
+  void* saved = nullptr;
+  RMMJS_TRY(CurrentContext(&device, &saved));
+  rmmjs_CUevent event = nullptr;
+  int result = api->cuEventCreate(&event, RMMJS_CU_EVENT_DISABLE_TIMING);
+  ContextRestore(saved);
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuEventCreate");
+  *out = reinterpret_cast<rmmjs_event>(event);
+  return RMMJS_OK;
+}
+
+rmmjs_status EventDestroy(rmmjs_event event) {
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr) {
+    delete reinterpret_cast<HostEvent*>(event);
+    return RMMJS_OK;
+  }
+  int result = api->cuEventDestroy(reinterpret_cast<rmmjs_CUevent>(event));
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuEventDestroy_v2");
+  return RMMJS_OK;
+}
+
+rmmjs_status EventRecord(rmmjs_event event, rmmjs_stream stream) {
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr) return RMMJS_OK;
+  int result = api->cuEventRecord(reinterpret_cast<rmmjs_CUevent>(event),
+                                  reinterpret_cast<rmmjs_CUstream>(stream));
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuEventRecord");
+  return RMMJS_OK;
+}
+
+rmmjs_status EventSynchronize(rmmjs_event event) {
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr) return RMMJS_OK;
+  int result = api->cuEventSynchronize(reinterpret_cast<rmmjs_CUevent>(event));
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuEventSynchronize");
+  return RMMJS_OK;
+}
+
+rmmjs_status StreamWaitEvent(rmmjs_stream stream, rmmjs_event event) {
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr) return RMMJS_OK;
+  int result = api->cuStreamWaitEvent(reinterpret_cast<rmmjs_CUstream>(stream),
+                                      reinterpret_cast<rmmjs_CUevent>(event), 0);
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuStreamWaitEvent");
+  return RMMJS_OK;
+}
+
+}  // namespace rmmjs

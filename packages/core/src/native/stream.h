@@ -1,0 +1,51 @@
+// Refcounted stream objects behind JavaScript's Stream (a DeviceBuffer keeps its stream alive),
+// and the stream/event helpers of the C ABI. In host mode streams are tokens and every
+// operation completes at once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "rmmjs/abi.h"
+
+namespace rmmjs {
+
+class StreamObject {
+ public:
+  // A new stream on the current device (nonBlocking: does not sync with the legacy stream).
+  static rmmjs_status Create(bool non_blocking, int priority, StreamObject** out);
+  // A stream this object does not own (DEFAULT, LEGACY, PER_THREAD, or a foreign handle).
+  static StreamObject* Borrow(rmmjs_stream handle, int device);
+
+  void Retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void Release();
+
+  rmmjs_stream handle() const { return handle_; }
+  int device() const { return device_; }
+  bool owned() const { return owned_; }
+  int priority() const { return priority_; }
+
+ private:
+  StreamObject(rmmjs_stream handle, int device, bool owned, int priority)
+      : handle_(handle), device_(device), owned_(owned), priority_(priority) {}
+  std::atomic<int64_t> refs_{1};
+  rmmjs_stream handle_;
+  int device_;
+  bool owned_;
+  int priority_;
+};
+
+// Default-stream handles as the driver API spells them.
+constexpr rmmjs_stream kDefaultStream = 0;
+constexpr rmmjs_stream kLegacyStream = 1;
+constexpr rmmjs_stream kPerThreadStream = 2;
+
+rmmjs_status StreamSynchronize(rmmjs_stream stream);
+rmmjs_status StreamSynchronizeOnDevice(rmmjs_stream stream, int device);
+rmmjs_status EventCreate(rmmjs_event* out);
+rmmjs_status EventDestroy(rmmjs_event event);
+rmmjs_status EventRecord(rmmjs_event event, rmmjs_stream stream);
+rmmjs_status EventSynchronize(rmmjs_event event);
+rmmjs_status StreamWaitEvent(rmmjs_stream stream, rmmjs_event event);
+
+}  // namespace rmmjs

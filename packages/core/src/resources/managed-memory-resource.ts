@@ -1,0 +1,11 @@
+import { DeviceMemoryResource, registerResourceClass } from '../device-memory-resource.js';
+import { native } from '../native.js';
+
+/** Unified (managed) memory from cuMemAllocManaged, accessible from host and device. */
+export class ManagedMemoryResource extends DeviceMemoryResource {
+  constructor() {
+    super(native.createManagedMemoryResource());
+  }
+}
+
+registerResourceClass('ManagedMemoryResource', ManagedMemoryResource);

@@ -1,0 +1,159 @@
+import { invalidArgType, outOfRange, RMMError } from './errors.js';
+import { native, type StreamNative } from './native.js';
+import { validateBoolean, validateInteger, validateOptions } from './validate.js';
+
+export interface StreamOptions {
+  /** The stream does not synchronise with the legacy default stream (CU_STREAM_NON_BLOCKING). */
+  nonBlocking?: boolean;
+  /** Lower numbers are higher priority; CUDA clamps to the device's range. Default 0. */
+  priority?: number;
+}
+
+let nativeOf: (stream: Stream) => StreamNative;
+let fromNative: (stream: StreamNative, shared: boolean) => Stream;
+let constructing: { stream: StreamNative; shared: boolean } | undefined;
+
+/**
+ * A CUDA stream. `new Stream()` creates one on the current device (a token in host mode, where
+ * every operation completes at once); `Stream.fromHandle` wraps one made elsewhere.
+ * Disposing releases this object's reference: the stream itself goes once no `DeviceBuffer`
+ * uses it.
+ */
+export class Stream implements Disposable {
+  #native: StreamNative;
+  #shared: boolean;
+
+  static {
+    nativeOf = (stream) => stream.#native;
+    fromNative = (stream, shared) => {
+      constructing = { stream, shared };
+      try {
+        return new Stream();
+      } finally {
+        constructing = undefined;
+      }
+    };
+  }
+
+  constructor(options?: StreamOptions) {
+    if (constructing !== undefined) {
+      this.#native = constructing.stream;
+      this.#shared = constructing.shared;
+      return;
+    }
+    const { nonBlocking = false, priority = 0 } = validateOptions<StreamOptions>(options);
+    validateBoolean(nonBlocking, 'options.nonBlocking');
+    validateInteger(priority, 'options.priority');
+    this.#native = native.streamCreate(nonBlocking, priority);
+    this.#shared = false;
+  }
+
+  /** Wraps an existing CUstream handle (not owned: disposing does not destroy it). */
+  static fromHandle(handle: bigint | number): Stream {
+    if (typeof handle === 'number') {
+      if (!Number.isSafeInteger(handle) || handle < 0) throw outOfRange('handle', 'a non-negative integer', handle);
+      handle = BigInt(handle);
+    }
+    if (typeof handle !== 'bigint') throw invalidArgType('handle', 'of type bigint or number', handle);
+    if (handle < 0n || handle >= 2n ** 64n) throw outOfRange('handle', 'a 64-bit unsigned integer', handle);
+    return fromNative(native.streamBorrow(handle), false);
+  }
+
+  /** The CUstream handle (0n, 1n, 2n for the default streams). */
+  get handle(): bigint {
+    return native.streamHandle(this.#native);
+  }
+
+  /** The device the stream was created on. */
+  get device(): number {
+    return native.streamInfo(this.#native).device;
+  }
+
+  /** Blocks until all work queued on the stream has finished. */
+  synchronize(): void {
+    native.streamSynchronize(this.#native);
+  }
+
+  /** Resolves once all work queued so far has finished; the event loop keeps running. */
+  synchronizeAsync(): Promise<void> {
+    return native.streamSynchronizeAsync(this.#native);
+  }
+
+  /** True for DEFAULT_STREAM, LEGACY_DEFAULT_STREAM and PER_THREAD_DEFAULT_STREAM. */
+  isDefault(): boolean {
+    return this.handle <= 2n;
+  }
+
+  equals(other: unknown): boolean {
+    return other instanceof Stream && other.handle === this.handle;
+  }
+
+  [Symbol.dispose](): void {
+    if (!this.#shared) native.streamDispose(this.#native);
+  }
+
+  toString(): string {
+    return `Stream(0x${this.handle.toString(16)})`;
+  }
+}
+
+/** The legacy default stream as CUDA's runtime names it (handle 0). */
+export const DEFAULT_STREAM: Stream = fromNative(native.streamBorrow(0n), true);
+/** CU_STREAM_LEGACY (handle 1). */
+export const LEGACY_DEFAULT_STREAM: Stream = fromNative(native.streamBorrow(1n), true);
+/** CU_STREAM_PER_THREAD (handle 2). */
+export const PER_THREAD_DEFAULT_STREAM: Stream = fromNative(native.streamBorrow(2n), true);
+
+/**
+ * The native stream of an optional `stream` argument: `undefined` is the default stream;
+ * `null` and non-streams are `ERR_INVALID_ARG_TYPE`.
+ */
+export function streamArg(stream: unknown, name = 'stream'): StreamNative | undefined {
+  if (stream === undefined) return undefined;
+  if (stream instanceof Stream) return nativeOf(stream);
+  if (stream === null) {
+    const error = invalidArgType(name, 'a Stream', stream);
+    error.message = `${name} argument cannot be null. ${error.message}`;
+    throw error;
+  }
+  throw invalidArgType(name, 'an instance of Stream', stream);
+}
+
+export interface CudaStreamPoolOptions {
+  /** How many streams (default 16). */
+  poolSize?: number;
+  nonBlocking?: boolean;
+}
+
+/** A fixed set of streams handed out round-robin, as RMM's cuda_stream_pool. */
+export class CudaStreamPool implements Disposable {
+  readonly #streams: Stream[];
+  #next = 0;
+
+  constructor(options?: CudaStreamPoolOptions) {
+    const { poolSize = 16, nonBlocking = false } = validateOptions<CudaStreamPoolOptions>(options);
+    validateInteger(poolSize, 'options.poolSize', 0, 1 << 20);
+    validateBoolean(nonBlocking, 'options.nonBlocking');
+    if (poolSize === 0) throw new RMMError('Stream pool size must be greater than zero');
+    this.#streams = Array.from({ length: poolSize }, () => new Stream({ nonBlocking }));
+  }
+
+  /** The next stream round-robin, or stream `streamId % poolSize`. */
+  getStream(streamId?: number): Stream {
+    if (streamId === undefined) {
+      const stream = this.#streams[this.#next];
+      this.#next = (this.#next + 1) % this.#streams.length;
+      return stream;
+    }
+    validateInteger(streamId, 'streamId', 0, Number.MAX_SAFE_INTEGER);
+    return this.#streams[streamId % this.#streams.length];
+  }
+
+  getPoolSize(): number {
+    return this.#streams.length;
+  }
+
+  [Symbol.dispose](): void {
+    for (const stream of this.#streams) stream[Symbol.dispose]();
+  }
+}

@@ -1,0 +1,146 @@
+/*
+ * A test-only consumer of rmmjs's C ABI, as a third-party library would be: plain C, only
+ * rmmjs/abi.h and node_api.h, allocating through the current device resource and through a
+ * resource handle from JavaScript without calling back into JavaScript.
+ */
+#include <node_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rmmjs/abi.h"
+
+static const rmmjs_core_api* api = NULL;
+static const napi_type_tag resource_tag = {RMMJS_TAG_RESOURCE_LOWER, RMMJS_TAG_RESOURCE_UPPER};
+static const napi_type_tag api_tag = {RMMJS_TAG_CORE_API_LOWER, RMMJS_TAG_CORE_API_UPPER};
+
+static napi_value fail(napi_env env, const char* what) {
+  char message[512];
+  snprintf(message, sizeof(message), "%s: %s", what, api ? api->error_message() : "no API table");
+  napi_throw_error(env, NULL, message);
+  return NULL;
+}
+
+static int args(napi_env env, napi_callback_info info, size_t count, napi_value* argv) {
+  size_t argc = count;
+  return napi_get_cb_info(env, info, &argc, argv, NULL, NULL) == napi_ok && argc == count;
+}
+
+/* init(coreApi) -> "major.minor" */
+static napi_value init(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  bool tagged = false;
+  void* data = NULL;
+  if (!args(env, info, 1, argv) || napi_check_object_type_tag(env, argv[0], &api_tag, &tagged) != napi_ok ||
+      !tagged || napi_get_value_external(env, argv[0], &data) != napi_ok) {
+    napi_throw_type_error(env, NULL, "init expects core's API table");
+    return NULL;
+  }
+  const rmmjs_core_api* table = (const rmmjs_core_api*)data;
+  if (table->abi_major != RMMJS_ABI_MAJOR || table->size < sizeof(rmmjs_core_api)) {
+    napi_throw_error(env, NULL, "ABI mismatch");
+    return NULL;
+  }
+  api = table;
+  char version[32];
+  snprintf(version, sizeof(version), "%u.%u", table->abi_major, table->abi_minor);
+  napi_value result;
+  napi_create_string_utf8(env, version, NAPI_AUTO_LENGTH, &result);
+  return result;
+}
+
+/* Fills the allocation with value, reads it back, checks it. */
+static int check_memory(void* ptr, size_t bytes, int value) {
+  unsigned char host[4096];
+  size_t n = bytes < sizeof(host) ? bytes : sizeof(host);
+  if (api->memset_async(ptr, value, bytes, 0) != RMMJS_OK) return 0;
+  memset(host, ~value, n);
+  if (api->memcpy_async(host, ptr, n, 0) != RMMJS_OK || api->stream_synchronize(0) != RMMJS_OK) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (host[i] != (unsigned char)value) return 0;
+  return 1;
+}
+
+static napi_value round_trip(napi_env env, rmmjs_resource* mr, size_t bytes) {
+  void* ptr = NULL;
+  if (api->allocate(mr, bytes, 0, &ptr) != RMMJS_OK) return fail(env, "allocate");
+  int ok = ((uintptr_t)ptr % RMMJS_ALLOCATION_ALIGNMENT) == 0 && check_memory(ptr, bytes, 0xAB);
+  if (api->deallocate(mr, ptr, bytes, 0) != RMMJS_OK) return fail(env, "deallocate");
+  napi_value result;
+  napi_get_boolean(env, ok, &result);
+  return result;
+}
+
+/* roundTripCurrent(nbytes) -> true when memory from the current device resource holds a pattern */
+static napi_value round_trip_current(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  int64_t bytes = 0;
+  if (!args(env, info, 1, argv) || napi_get_value_int64(env, argv[0], &bytes) != napi_ok) return NULL;
+  rmmjs_resource* mr = NULL;
+  if (api->get_current_device_resource(&mr) != RMMJS_OK) return fail(env, "get_current_device_resource");
+  napi_value result = round_trip(env, mr, (size_t)bytes);
+  api->release(mr);
+  return result;
+}
+
+/* roundTripWith(resourceHandle, nbytes) */
+static napi_value round_trip_with(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  bool tagged = false;
+  void* data = NULL;
+  int64_t bytes = 0;
+  if (!args(env, info, 2, argv) || napi_check_object_type_tag(env, argv[0], &resource_tag, &tagged) != napi_ok ||
+      !tagged || napi_get_value_external(env, argv[0], &data) != napi_ok ||
+      napi_get_value_int64(env, argv[1], &bytes) != napi_ok) {
+    napi_throw_type_error(env, NULL, "roundTripWith(resourceHandle, nbytes)");
+    return NULL;
+  }
+  rmmjs_resource* mr = ((rmmjs_resource_handle*)data)->resource;
+  if (mr == NULL) {
+    napi_throw_error(env, NULL, "resource was disposed");
+    return NULL;
+  }
+  return round_trip(env, mr, (size_t)bytes);
+}
+
+/* typeNameOfCurrent() -> the current device resource's ops->type_name */
+static napi_value type_name_of_current(napi_env env, napi_callback_info info) {
+  rmmjs_resource* mr = NULL;
+  if (api->get_current_device_resource(&mr) != RMMJS_OK) return fail(env, "get_current_device_resource");
+  napi_value result;
+  napi_create_string_utf8(env, mr->ops->type_name, NAPI_AUTO_LENGTH, &result);
+  api->release(mr);
+  return result;
+}
+
+/* failingAllocation(nbytes) -> [status, message] of an allocation expected to fail */
+static napi_value failing_allocation(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  double bytes = 0;
+  if (!args(env, info, 1, argv) || napi_get_value_double(env, argv[0], &bytes) != napi_ok) return NULL;
+  rmmjs_resource* mr = NULL;
+  if (api->get_current_device_resource(&mr) != RMMJS_OK) return fail(env, "get_current_device_resource");
+  void* ptr = NULL;
+  rmmjs_status status = api->allocate(mr, (size_t)bytes, 0, &ptr);
+  if (status == RMMJS_OK) api->deallocate(mr, ptr, (size_t)bytes, 0);
+  api->release(mr);
+  napi_value result, status_value, message;
+  napi_create_array_with_length(env, 2, &result);
+  napi_create_int32(env, status, &status_value);
+  napi_create_string_utf8(env, status == RMMJS_OK ? "" : api->error_message(), NAPI_AUTO_LENGTH, &message);
+  napi_set_element(env, result, 0, status_value);
+  napi_set_element(env, result, 1, message);
+  return result;
+}
+
+NAPI_MODULE_INIT() {
+  napi_property_descriptor properties[] = {
+      {"init", NULL, init, NULL, NULL, NULL, napi_default, NULL},
+      {"roundTripCurrent", NULL, round_trip_current, NULL, NULL, NULL, napi_default, NULL},
+      {"roundTripWith", NULL, round_trip_with, NULL, NULL, NULL, napi_default, NULL},
+      {"typeNameOfCurrent", NULL, type_name_of_current, NULL, NULL, NULL, napi_default, NULL},
+      {"failingAllocation", NULL, failing_allocation, NULL, NULL, NULL, napi_default, NULL},
+  };
+  napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]), properties);
+  return exports;
+}

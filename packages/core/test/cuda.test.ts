@@ -1,0 +1,116 @@
+import {
+  cuda,
+  CudaAsyncMemoryResource,
+  CudaAsyncViewMemoryResource,
+  CudaError,
+  CudaMemoryResource,
+  ManagedMemoryResource,
+  PinnedHostMemoryResource,
+  SamHeadroomMemoryResource,
+} from '@rmmjs/core';
+import { backend, fakeCudaLibraryPath, onFake, onHost, thrown, withCuda } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
+import { runNode } from './run-node.js';
+
+describe('cuda', () => {
+  it('is available exactly when the backend has a driver', () => {
+    expect(cuda.isAvailable()).toBe(withCuda());
+    expect(cuda.hostModeReason() === null).toBe(withCuda());
+  });
+
+  it.runIf(onHost())('host mode: no devices, device 0, driver version 0', () => {
+    expect(cuda.getDeviceCount()).toBe(0);
+    expect(cuda.getDevice()).toBe(0);
+    expect(cuda.driverVersion()).toBe(0);
+    cuda.setDevice(0);
+    expect(thrown(() => cuda.setDevice(1)).code).toBe('ERR_OUT_OF_RANGE');
+  });
+
+  it.runIf(onFake())('fake driver: two devices and its version', () => {
+    expect(cuda.getDeviceCount()).toBe(2);
+    expect(cuda.driverVersion()).toBe(13000);
+    expect(cuda.deviceName(1)).toBe('rmmjs fake CUDA device 1');
+  });
+
+  it.runIf(withCuda())('setDevice switches the current device', () => {
+    const count = cuda.getDeviceCount();
+    expect(count).toBeGreaterThan(0);
+    expect(cuda.driverVersion()).toBeGreaterThanOrEqual(12020);
+    const last = count - 1;
+    cuda.setDevice(last);
+    expect(cuda.getDevice()).toBe(last);
+    cuda.setDevice(0);
+    expect(cuda.getDevice()).toBe(0);
+    const error = thrown(() => cuda.setDevice(count));
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error.code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => cuda.setDevice(-1)).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => cuda.setDevice('0' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+  });
+
+  it.runIf(withCuda())('getDefaultMemPool returns a non-zero handle', () => {
+    expect(cuda.getDefaultMemPool()).not.toBe(0n);
+    expect(cuda.getDefaultMemPool(0)).toBe(cuda.getDefaultMemPool());
+  });
+});
+
+describe.runIf(onHost())('host mode: CUDA-only resources say what to do', () => {
+  it.each([
+    ['CudaMemoryResource', () => new CudaMemoryResource()],
+    ['ManagedMemoryResource', () => new ManagedMemoryResource()],
+    ['PinnedHostMemoryResource', () => new PinnedHostMemoryResource()],
+    ['CudaAsyncMemoryResource', () => new CudaAsyncMemoryResource()],
+    ['CudaAsyncViewMemoryResource', () => new CudaAsyncViewMemoryResource(1n)],
+    ['SamHeadroomMemoryResource', () => new SamHeadroomMemoryResource(1024)],
+  ])('%s throws ERR_CUDA_DRIVER_NOT_FOUND', (_name, make) => {
+    const error = thrown(make);
+    expect(error).toBeInstanceOf(CudaError);
+    expect(error.code).toBe('ERR_CUDA_DRIVER_NOT_FOUND');
+    expect(error.message).toMatch(/RMMJS_DISABLE_CUDA|Install the NVIDIA driver/);
+    expect(thrown(() => cuda.getDefaultMemPool()).code).toBe('ERR_CUDA_DRIVER_NOT_FOUND');
+  });
+});
+
+// Each of these loads the driver in a fresh process: a process loads it once.
+describe('driver loading', () => {
+  it('importing never loads the driver; an unloadable RMMJS_CUDA_LIBRARY is an error, not host mode', () => {
+    const run = runNode(
+      `console.log('imported');
+       try { core.cuda.isAvailable(); console.log('available'); }
+       catch (e) { console.log(e.constructor.name, e.code, e.message.includes('/no/such/libcuda.so')); }
+       try { new core.DeviceBuffer({ size: 8 }); console.log('allocated'); }
+       catch (e) { console.log(e.code); }`,
+      { RMMJS_CUDA_LIBRARY: '/no/such/libcuda.so', RMMJS_DISABLE_CUDA: undefined },
+    );
+    expect(run.stderr).toBe('');
+    expect(run.stdout.split('\n')).toEqual([
+      'imported',
+      'CudaError ERR_CUDA_DRIVER_NOT_FOUND true',
+      'ERR_CUDA_DRIVER_NOT_FOUND',
+    ]);
+  });
+
+  it('a library without a driver in it is an error too', () => {
+    const run = runNode(
+      `try { core.cuda.isAvailable(); console.log('available'); } catch (e) { console.log(e.code, /missing cu/.test(e.message)); }`,
+      { RMMJS_CUDA_LIBRARY: 'libc.so.6', RMMJS_DISABLE_CUDA: undefined },
+    );
+    expect(run.stdout).toBe('ERR_CUDA_DRIVER_NOT_FOUND true');
+  });
+
+  it.runIf(backend() !== 'gpu')('the fake driver with no devices is host mode with ERR_CUDA_NO_DEVICE', () => {
+    const run = runNode(
+      `console.log(core.cuda.isAvailable(), core.cuda.getDeviceCount());
+       try { new core.CudaMemoryResource(); } catch (e) { console.log(e.code, e.message.includes('found no usable GPU')); }
+       const buffer = new core.DeviceBuffer({ data: new Uint8Array([7, 8]) });
+       console.log(buffer.toBytes().join(','), core.getCurrentDeviceResource().constructor.name);`,
+      { RMMJS_CUDA_LIBRARY: fakeCudaLibraryPath, RMMJS_FAKE_CUDA_DEVICES: '0', RMMJS_DISABLE_CUDA: undefined },
+    );
+    expect(run.stderr).toBe('');
+    expect(run.stdout.split('\n')).toEqual([
+      'false 0',
+      'ERR_CUDA_NO_DEVICE true',
+      '7,8 SystemMemoryResource',
+    ]);
+  });
+});

@@ -1,0 +1,318 @@
+import {
+  DEFAULT_STREAM,
+  DeviceBuffer,
+  RMMError,
+  Stream,
+  getCurrentDeviceResource,
+} from '@rmmjs/core';
+import { native } from '@rmmjs/core/internal';
+import { expectBytes, pattern, rejected, thrown } from '@rmmjs/test-helpers';
+import { afterEach, describe, expect, it } from 'vitest';
+import { availableCases } from './resource-table.js';
+
+const live: DeviceBuffer[] = [];
+function track(buffer: DeviceBuffer): DeviceBuffer {
+  live.push(buffer);
+  return buffer;
+}
+afterEach(() => {
+  for (const buffer of live.splice(0)) buffer[Symbol.dispose]();
+});
+
+describe('DeviceBuffer', () => {
+  it('size 0 has ptr 0n and does not call the resource', () => {
+    const buffer = track(new DeviceBuffer());
+    expect(buffer.ptr).toBe(0n);
+    expect(buffer.size).toBe(0);
+    expect(buffer.nbytes).toBe(0);
+    expect(buffer.capacity()).toBe(0);
+    expect(buffer.toBytes()).toEqual(new Uint8Array(0));
+    expect(new DeviceBuffer({ size: 0 }).ptr).toBe(0n);
+  });
+
+  it('has size, nbytes, capacity, a 256-byte aligned ptr, its resource and stream', () => {
+    const buffer = track(new DeviceBuffer({ size: 5 }));
+    expect(buffer.size).toBe(5);
+    expect(buffer.nbytes).toBe(5);
+    expect(buffer.capacity()).toBe(5);
+    expect(buffer.ptr).not.toBe(0n);
+    expect(buffer.ptr % 256n).toBe(0n);
+    expect(buffer.mr).toBe(getCurrentDeviceResource());
+    expect(buffer.stream).toBe(DEFAULT_STREAM);
+    expect(buffer.device).toBe(0);
+  });
+
+  it('round-trips bytes from any ArrayBufferView or ArrayBuffer', () => {
+    const bytes = pattern(4096, 11);
+    const views: (ArrayBufferView | ArrayBuffer)[] = [
+      bytes,
+      Buffer.from(bytes),
+      new DataView(bytes.buffer.slice(0)),
+      new Uint32Array(bytes.buffer.slice(0)),
+      bytes.buffer.slice(0),
+    ];
+    for (const view of views) {
+      const buffer = track(new DeviceBuffer({ data: view }));
+      expect(buffer.size).toBe(4096);
+      expect(buffer.toBytes()).toEqual(bytes);
+    }
+    const offsetView = new Uint8Array(bytes.buffer, 100, 50);
+    expect(track(DeviceBuffer.toDevice(offsetView)).toBytes()).toEqual(bytes.subarray(100, 150));
+  });
+
+  it('size with data copies the first size bytes', () => {
+    const buffer = track(new DeviceBuffer({ data: pattern(100, 2), size: 40 }));
+    expectBytes(buffer.toBytes(), pattern(100, 2).subarray(0, 40));
+    const error = thrown(() => new DeviceBuffer({ data: pattern(10, 2), size: 40 }));
+    expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(error.message).toContain('10');
+    expect(error.message).toContain('40');
+  });
+
+  it('copyToHost returns the target itself, or a new Uint8Array', () => {
+    const buffer = track(DeviceBuffer.toDevice(new Uint8Array([97, 98, 99])));
+    const target = new Uint8Array(5).fill(7);
+    expect(buffer.copyToHost(target)).toBe(target);
+    expect([...target]).toEqual([97, 98, 99, 7, 7]);
+    const fresh = buffer.copyToHost();
+    expect(fresh).toBeInstanceOf(Uint8Array);
+    expect([...fresh]).toEqual([97, 98, 99]);
+    const arrayBuffer = new ArrayBuffer(3);
+    expect(buffer.copyToHost(arrayBuffer)).toBe(arrayBuffer);
+    expect([...new Uint8Array(arrayBuffer)]).toEqual([97, 98, 99]);
+  });
+
+  it('copyFromHost writes the start of the buffer (RMM example)', () => {
+    const buffer = track(new DeviceBuffer({ data: new Uint8Array(10) }));
+    buffer.copyFromHost(new TextEncoder().encode('abcdef'));
+    expect([...buffer.copyToHost()]).toEqual([97, 98, 99, 100, 101, 102, 0, 0, 0, 0]);
+  });
+
+  it('copyFromDevice takes a DeviceBuffer or a CUDA array (RMM example)', () => {
+    const buffer = track(new DeviceBuffer({ data: new Uint8Array(5) }));
+    const source = track(DeviceBuffer.toDevice(new Uint8Array([97, 98, 99])));
+    buffer.copyFromDevice(source);
+    expect([...buffer.copyToHost()]).toEqual([97, 98, 99, 0, 0]);
+    const other = track(DeviceBuffer.toDevice(new Uint8Array([1, 2, 3, 4])));
+    buffer.copyFromDevice({ cudaArrayInterface: { data: [other.ptr, false], shape: [2], typestr: '<u2', version: 3 } });
+    expect([...buffer.copyToHost()]).toEqual([1, 2, 3, 4, 0]);
+    buffer.copyFromDevice({ __cuda_array_interface__: { data: [Number(source.ptr), false], shape: [1], strides: [1], typestr: '|u1' } });
+    expect([...buffer.copyToHost()]).toEqual([97, 2, 3, 4, 0]);
+  });
+
+  it('copyFromDevice rejects what is not a contiguous 1-D CUDA array or does not fit', () => {
+    const buffer = track(new DeviceBuffer({ size: 4 }));
+    const big = track(new DeviceBuffer({ size: 8 }));
+    expect(thrown(() => buffer.copyFromDevice({} as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => buffer.copyFromDevice(null as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    const tooLarge = thrown(() => buffer.copyFromDevice(big));
+    expect(tooLarge.code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(tooLarge.message).toContain('8 bytes');
+    const twoD = { cudaArrayInterface: { data: [big.ptr, false], shape: [2, 2], typestr: '|u1', version: 3 } };
+    expect(thrown(() => buffer.copyFromDevice(twoD)).message).toContain('2-D');
+    const strided = { cudaArrayInterface: { data: [big.ptr, false], shape: [2], strides: [2], typestr: '|u1', version: 3 } };
+    expect(thrown(() => buffer.copyFromDevice(strided)).message).toContain('non-contiguous');
+  });
+
+  it('copy() is a deep copy on the same resource and stream', () => {
+    const buffer = track(DeviceBuffer.toDevice(pattern(1000, 3)));
+    const copy = track(buffer.copy());
+    expect(copy).not.toBe(buffer);
+    expect(copy.ptr).not.toBe(buffer.ptr);
+    expect(copy.size).toBe(1000);
+    expect(copy.mr).toBe(buffer.mr);
+    expect(copy.stream).toBe(buffer.stream);
+    buffer.copyFromHost(new Uint8Array(1000));
+    expectBytes(copy.toBytes(), pattern(1000, 3));
+  });
+
+  it('resize within the capacity keeps the pointer; beyond it reallocates and keeps the bytes', () => {
+    const buffer = track(DeviceBuffer.toDevice(pattern(1000, 4)));
+    const ptr = buffer.ptr;
+    buffer.resize(10);
+    expect(buffer.size).toBe(10);
+    expect(buffer.capacity()).toBe(1000);
+    expect(buffer.ptr).toBe(ptr);
+    buffer.resize(1000);
+    expectBytes(buffer.toBytes(), pattern(1000, 4));
+    buffer.resize(5000);
+    expect(buffer.size).toBe(5000);
+    expect(buffer.capacity()).toBe(5000);
+    expectBytes(buffer.toBytes().subarray(0, 1000), pattern(1000, 4));
+    buffer.resize(0);
+    expect(buffer.size).toBe(0);
+    expect(buffer.capacity()).toBe(5000);
+  });
+
+  it('reserve grows the capacity only, keeping size and bytes', () => {
+    const buffer = track(DeviceBuffer.toDevice(pattern(100, 5)));
+    buffer.reserve(50);
+    expect(buffer.capacity()).toBe(100);
+    const ptr = buffer.ptr;
+    buffer.reserve(4000);
+    expect(buffer.capacity()).toBe(4000);
+    expect(buffer.size).toBe(100);
+    expect(buffer.ptr).not.toBe(ptr);
+    expectBytes(buffer.toBytes(), pattern(100, 5));
+  });
+
+  it('resize and reserve adopt the stream they are given', () => {
+    using stream = new Stream();
+    const buffer = track(DeviceBuffer.toDevice(pattern(10, 6)));
+    buffer.resize(20, stream);
+    expect(buffer.stream).toBe(stream);
+    buffer.reserve(40);
+    expect(buffer.stream).toBe(DEFAULT_STREAM);
+    expectBytes(buffer.toBytes().subarray(0, 10), pattern(10, 6));
+  });
+
+  it('cudaArrayInterface describes the bytes (version 3)', () => {
+    const buffer = track(new DeviceBuffer({ size: 7 }));
+    expect(buffer.cudaArrayInterface).toEqual({
+      data: [buffer.ptr, false],
+      shape: [7],
+      strides: null,
+      typestr: '|u1',
+      version: 3,
+    });
+    using stream = new Stream();
+    const onStream = track(new DeviceBuffer({ size: 7, stream }));
+    expect(onStream.cudaArrayInterface.stream).toBe(stream.handle);
+  });
+
+  it('prefetch is a no-op for memory that is not managed', () => {
+    const buffer = track(DeviceBuffer.toDevice(pattern(64, 7)));
+    buffer.prefetch();
+    buffer.prefetch(0, DEFAULT_STREAM);
+    expectBytes(buffer.toBytes(), pattern(64, 7));
+    expect(thrown(() => buffer.prefetch(-2)).code).toBe('ERR_OUT_OF_RANGE');
+  });
+
+  it('free() returns the memory; use after free and a second free() are ERR_RMM_DISPOSED', () => {
+    const keep = track(DeviceBuffer.toDevice(pattern(256, 8)));
+    const buffer = DeviceBuffer.toDevice(pattern(256, 9));
+    expect(buffer.freed).toBe(false);
+    buffer.free();
+    expect(buffer.freed).toBe(true);
+    for (const use of [() => buffer.ptr, () => buffer.size, () => buffer.toBytes(), () => buffer.resize(4), () => buffer.free()]) {
+      const error = thrown(use);
+      expect(error).toBeInstanceOf(RMMError);
+      expect(error.code).toBe('ERR_RMM_DISPOSED');
+    }
+    buffer[Symbol.dispose](); // dispose after free is fine (using + free)
+    expectBytes(keep.toBytes(), pattern(256, 8));
+  });
+
+  it('`using` frees at the end of the scope', () => {
+    let escaped: DeviceBuffer;
+    {
+      using buffer = new DeviceBuffer({ size: 64 });
+      escaped = buffer;
+      expect(escaped.freed).toBe(false);
+    }
+    expect(escaped.freed).toBe(true);
+  });
+
+  it('bad input leaves the buffer intact', () => {
+    const buffer = track(DeviceBuffer.toDevice(pattern(16, 10)));
+    const tooLarge = thrown(() => buffer.copyFromHost(new Uint8Array(17)));
+    expect(tooLarge).toBeInstanceOf(TypeError);
+    expect(tooLarge.code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(tooLarge.message).toContain('17');
+    expect(tooLarge.message).toContain('16');
+    const tooSmall = thrown(() => buffer.copyToHost(new Uint8Array(15)));
+    expect(tooSmall.code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(tooSmall.message).toContain('16');
+    expect(tooSmall.message).toContain('15');
+    expect(thrown(() => buffer.copyFromHost('abc' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => buffer.copyToHost([1, 2] as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => buffer.copyToHost(undefined, null as never)).message).toContain('stream argument cannot be null');
+    expect(thrown(() => buffer.resize(-1)).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => buffer.reserve(2 ** 53)).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => buffer.resize('8' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    expectBytes(buffer.toBytes(), pattern(16, 10));
+  });
+
+  it('bad constructor input: sizes, data, stream, mr', () => {
+    expect(thrown(() => new DeviceBuffer({ size: -5 })).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => new DeviceBuffer({ size: 0.5 })).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => new DeviceBuffer({ size: NaN })).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => new DeviceBuffer({ size: '10' as never })).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => new DeviceBuffer({ size: 10n as never })).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => new DeviceBuffer({ data: 'abc' as never })).code).toBe('ERR_INVALID_ARG_TYPE');
+    const nullStream = thrown(() => new DeviceBuffer({ size: 10, stream: null as never }));
+    expect(nullStream.code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(nullStream.message).toContain('stream argument cannot be null');
+    expect(thrown(() => new DeviceBuffer({ size: 10, stream: 0 as never })).code).toBe('ERR_INVALID_ARG_TYPE');
+    const badMr = thrown(() => new DeviceBuffer({ size: 10, mr: {} as never }));
+    expect(badMr.code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(badMr.message).toContain('DeviceMemoryResource');
+    expect(thrown(() => DeviceBuffer.toDevice(null as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+  });
+
+  it('a request the resource cannot serve is OutOfMemoryError and nothing leaks', () => {
+    const error = thrown(() => new DeviceBuffer({ size: 2 ** 50 }));
+    expect(error.code).toBe('ERR_RMM_OUT_OF_MEMORY');
+  });
+
+  it('reports its capacity to V8 as external memory', () => {
+    const before = native.externalMemory();
+    const buffer = new DeviceBuffer({ size: 64 << 20 });
+    const during = native.externalMemory();
+    buffer.resize(80 << 20);
+    const grown = native.externalMemory();
+    buffer.free();
+    const after = native.externalMemory();
+    // Other allocations (ArrayBuffers) move the total a little: compare in whole MiB.
+    const mib = (bytes: number) => Math.round(bytes / (1 << 20));
+    expect(mib(during - before)).toBe(64);
+    expect(mib(grown - during)).toBe(16);
+    expect(mib(after - before)).toBe(0);
+  });
+});
+
+describe('asynchronous copies', () => {
+  it('toDeviceAsync, copyToHostAsync and copyFromHostAsync round-trip', async () => {
+    const buffer = track(await DeviceBuffer.toDeviceAsync(pattern(1 << 20, 12)));
+    expect(buffer.size).toBe(1 << 20);
+    const target = new Uint8Array(1 << 20);
+    expect(await buffer.copyToHostAsync(target)).toBe(target);
+    expectBytes(target, pattern(1 << 20, 12));
+    await buffer.copyFromHostAsync(pattern(1000, 13));
+    expectBytes((await buffer.copyToHostAsync()).subarray(0, 1000), pattern(1000, 13));
+  });
+
+  it('free() during a copy waits for it; resize refuses', async () => {
+    const buffer = DeviceBuffer.toDevice(pattern(1 << 20, 14));
+    const copying = buffer.copyToHostAsync();
+    expect(thrown(() => buffer.resize(8 << 20)).message).toContain('asynchronous copies in flight');
+    buffer.free();
+    expect(buffer.freed).toBe(true);
+    expectBytes(await copying, pattern(1 << 20, 14));
+  });
+
+  it('errors arrive as rejections with the documented codes', async () => {
+    const buffer = track(new DeviceBuffer({ size: 8 }));
+    expect((await rejected(buffer.copyToHostAsync(new Uint8Array(4)))).code).toBe('ERR_INVALID_ARG_VALUE');
+    expect((await rejected(buffer.copyFromHostAsync(new Uint8Array(9)))).code).toBe('ERR_INVALID_ARG_VALUE');
+    expect((await rejected(DeviceBuffer.toDeviceAsync('x' as never))).code).toBe('ERR_INVALID_ARG_TYPE');
+    const freed = new DeviceBuffer({ size: 8 });
+    freed.free();
+    expect((await rejected(freed.copyToHostAsync())).code).toBe('ERR_RMM_DISPOSED');
+  });
+});
+
+describe.each(availableCases())('DeviceBuffer over $name', ({ make }) => {
+  it('allocates, copies, resizes and frees on it', () => {
+    const mr = make();
+    const buffer = new DeviceBuffer({ data: pattern(3000, 15), mr });
+    expect(buffer.mr).toBe(mr);
+    buffer.resize(6000);
+    expectBytes(buffer.toBytes().subarray(0, 3000), pattern(3000, 15));
+    const copy = buffer.copy();
+    expect(copy.mr).toBe(mr);
+    copy.free();
+    buffer.free();
+    mr[Symbol.dispose]();
+  });
+});

@@ -1,0 +1,208 @@
+// Failure paths through the fake driver's fault injection (tooling/fake-cuda).
+import {
+  CudaAsyncMemoryResource,
+  CudaError,
+  CudaMemoryResource,
+  DeviceBuffer,
+  ManagedMemoryResource,
+  OutOfMemoryError,
+  PinnedHostMemoryResource,
+  SamHeadroomMemoryResource,
+  Stream,
+  SystemMemoryResource,
+  cuda,
+} from '@rmmjs/core';
+import { expectBytes, fakeCuda, onFake, pattern, rejected, thrown } from '@rmmjs/test-helpers';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const CUDA_ERROR_INVALID_VALUE = 1;
+const CUDA_ERROR_OUT_OF_MEMORY = 2;
+const CUDA_ERROR_LAUNCH_FAILED = 719;
+const PAGEABLE_MEMORY_ACCESS = 88;
+const MEMPOOL_SUPPORTED_HANDLE_TYPES = 119;
+
+describe.runIf(onFake())('on the fake driver', () => {
+  let liveBefore: number;
+  beforeEach(() => {
+    fakeCuda.reset();
+    liveBefore = fakeCuda.stats().liveAllocations;
+  });
+  afterEach(() => {
+    fakeCuda.clearFaults();
+    expect(fakeCuda.stats().liveAllocations).toBe(liveBefore); // nothing leaked
+  });
+
+  it('cuMemAlloc out of memory is OutOfMemoryError with RMM wording; the next allocation works', () => {
+    const mr = new CudaMemoryResource();
+    fakeCuda.failNext('cuMemAlloc_v2', 1, CUDA_ERROR_OUT_OF_MEMORY);
+    const error = thrown(() => mr.allocate(1000));
+    expect(error).toBeInstanceOf(OutOfMemoryError);
+    expect(error.message).toContain('failed to allocate 1000 bytes');
+    expect(error.message).toContain('CUDA_ERROR_OUT_OF_MEMORY');
+    const ptr = mr.allocate(1000);
+    mr.deallocate(ptr, 1000);
+  });
+
+  it('any other allocation failure is CudaError with the CUDA name and number', () => {
+    const mr = new ManagedMemoryResource();
+    fakeCuda.failNext('cuMemAllocManaged', 1, CUDA_ERROR_LAUNCH_FAILED);
+    const error = thrown(() => mr.allocate(64));
+    expect(error).toBeInstanceOf(CudaError);
+    expect(error.code).toBe('ERR_CUDA');
+    expect(error.cudaErrorCode).toBe(CUDA_ERROR_LAUNCH_FAILED);
+    expect(error.cudaErrorName).toBe('CUDA_ERROR_LAUNCH_FAILED');
+    expect(error.message).toContain('cuMemAllocManaged');
+  });
+
+  it('the device memory limit is real: over it is OutOfMemoryError', () => {
+    const mr = new CudaMemoryResource();
+    expect(thrown(() => mr.allocate(256 * 2 ** 20 + 256)).code).toBe('ERR_RMM_OUT_OF_MEMORY');
+  });
+
+  it('a failed copy in the constructor frees what it allocated', () => {
+    fakeCuda.failNext('cuMemcpyAsync', 1, CUDA_ERROR_INVALID_VALUE);
+    const error = thrown(() => new DeviceBuffer({ data: pattern(100, 1) }));
+    expect(error.code).toBe('ERR_CUDA');
+    expect(error.message).toContain('cuMemcpyAsync');
+  });
+
+  it('a failed copy leaves the buffer and others intact', () => {
+    const a = DeviceBuffer.toDevice(pattern(500, 2));
+    const b = DeviceBuffer.toDevice(pattern(500, 3));
+    fakeCuda.failNext('cuMemcpyAsync', 1, CUDA_ERROR_INVALID_VALUE);
+    expect(thrown(() => a.copyFromHost(pattern(500, 4))).cudaErrorName).toBe('CUDA_ERROR_INVALID_VALUE');
+    expectBytes(a.toBytes(), pattern(500, 2));
+    expectBytes(b.toBytes(), pattern(500, 3));
+    a.free();
+    b.free();
+  });
+
+  it('a failed reallocation in resize keeps the old memory and size', () => {
+    const buffer = DeviceBuffer.toDevice(pattern(300, 5));
+    const ptr = buffer.ptr;
+    fakeCuda.failNext('cuMemAlloc_v2', 1, CUDA_ERROR_OUT_OF_MEMORY);
+    expect(thrown(() => buffer.resize(10000)).code).toBe('ERR_RMM_OUT_OF_MEMORY');
+    expect(buffer.ptr).toBe(ptr);
+    expect(buffer.size).toBe(300);
+    expectBytes(buffer.toBytes(), pattern(300, 5));
+    fakeCuda.failNext('cuMemcpyAsync', 1, CUDA_ERROR_INVALID_VALUE);
+    expect(thrown(() => buffer.reserve(10000)).code).toBe('ERR_CUDA');
+    expect(buffer.capacity()).toBe(300);
+    expectBytes(buffer.toBytes(), pattern(300, 5));
+    buffer.free();
+  });
+
+  it('a failed free reports CudaError once and does not free twice', () => {
+    const buffer = new DeviceBuffer({ size: 64 });
+    fakeCuda.failNext('cuMemFree_v2', 1, CUDA_ERROR_INVALID_VALUE);
+    expect(thrown(() => buffer.free()).code).toBe('ERR_CUDA');
+    expect(buffer.freed).toBe(true);
+    // The fake still holds the allocation the driver refused to free: release it for the leak check.
+    fakeCuda.reset();
+    liveBefore += 1;
+  });
+
+  it('stream creation and synchronisation failures are CudaErrors; async ones reject', async () => {
+    fakeCuda.failNext('cuStreamCreateWithPriority', 1, CUDA_ERROR_OUT_OF_MEMORY);
+    expect(thrown(() => new Stream()).cudaErrorName).toBe('CUDA_ERROR_OUT_OF_MEMORY');
+    using stream = new Stream();
+    fakeCuda.failNext('cuStreamSynchronize', 1, CUDA_ERROR_LAUNCH_FAILED);
+    expect(thrown(() => stream.synchronize()).cudaErrorCode).toBe(CUDA_ERROR_LAUNCH_FAILED);
+    fakeCuda.failNext('cuStreamSynchronize', 1, CUDA_ERROR_LAUNCH_FAILED);
+    const error = await rejected(stream.synchronizeAsync());
+    expect(error).toBeInstanceOf(CudaError);
+    expect(error.cudaErrorName).toBe('CUDA_ERROR_LAUNCH_FAILED');
+    const buffer = new DeviceBuffer({ size: 1 << 16 });
+    fakeCuda.failNext('cuStreamSynchronize', 1, CUDA_ERROR_LAUNCH_FAILED);
+    expect((await rejected(buffer.copyToHostAsync())).code).toBe('ERR_CUDA');
+    buffer.free();
+  });
+
+  it('streams are destroyed when the last user lets go', () => {
+    const streamsBefore = fakeCuda.stats().liveStreams;
+    const stream = new Stream();
+    const buffer = new DeviceBuffer({ size: 10, stream });
+    stream[Symbol.dispose]();
+    expect(fakeCuda.stats().liveStreams).toBe(streamsBefore + 1);
+    buffer.free();
+    expect(fakeCuda.stats().liveStreams).toBe(streamsBefore);
+  });
+
+  it('CudaAsyncMemoryResource: priming only with initialPoolSize, threshold set, pool destroyed with it', () => {
+    const poolsBefore = fakeCuda.stats().livePools;
+    const callsBefore = fakeCuda.stats().calls.cuMemAllocFromPoolAsync ?? 0;
+    const plain = new CudaAsyncMemoryResource();
+    expect(fakeCuda.stats().calls.cuMemAllocFromPoolAsync ?? 0).toBe(callsBefore);
+    const primed = new CudaAsyncMemoryResource({ initialPoolSize: '1MiB', releaseThreshold: 4096 });
+    expect(fakeCuda.stats().calls.cuMemAllocFromPoolAsync).toBe(callsBefore + 1);
+    expect(fakeCuda.stats().livePools).toBe(poolsBefore + 2);
+    expect(plain.poolHandle()).not.toBe(primed.poolHandle());
+    const ptr = primed.allocate(5000);
+    primed.deallocate(ptr, 5000);
+    plain[Symbol.dispose]();
+    primed[Symbol.dispose]();
+    expect(fakeCuda.stats().livePools).toBe(poolsBefore);
+  });
+
+  it('CudaAsyncMemoryResource with IPC where the device cannot: "Requested IPC memory handle type not supported"', () => {
+    const ipc = new CudaAsyncMemoryResource({ enableIpc: true });
+    ipc[Symbol.dispose]();
+    fakeCuda.setAttribute(0, MEMPOOL_SUPPORTED_HANDLE_TYPES, 0);
+    try {
+      const error = thrown(() => new CudaAsyncMemoryResource({ enableIpc: true }));
+      expect(error.code).toBe('ERR_RMM_LOGIC');
+      expect(error.message).toMatch(/Requested IPC memory handle type not supported$/);
+    } finally {
+      fakeCuda.setAttribute(0, MEMPOOL_SUPPORTED_HANDLE_TYPES, 1);
+    }
+  });
+
+  it('CudaAsyncMemoryResource option errors', () => {
+    expect(thrown(() => new CudaAsyncMemoryResource({ initialPoolSize: '2k' })).code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(thrown(() => new CudaAsyncMemoryResource({ releaseThreshold: -1 })).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => new CudaAsyncMemoryResource({ enableIpc: 'yes' as never })).code).toBe('ERR_INVALID_ARG_TYPE');
+    fakeCuda.failNext('cuMemPoolCreate', 1, CUDA_ERROR_OUT_OF_MEMORY);
+    expect(thrown(() => new CudaAsyncMemoryResource()).code).toBe('ERR_CUDA');
+    const poolsBefore = fakeCuda.stats().livePools;
+    fakeCuda.failNext('cuMemAllocFromPoolAsync', 1, CUDA_ERROR_OUT_OF_MEMORY);
+    expect(thrown(() => new CudaAsyncMemoryResource({ initialPoolSize: 4096 })).code).toBe('ERR_RMM_OUT_OF_MEMORY');
+    expect(fakeCuda.stats().livePools).toBe(poolsBefore);
+  });
+
+  it('PinnedHostMemoryResource failures', () => {
+    const mr = new PinnedHostMemoryResource();
+    fakeCuda.failNext('cuMemHostAlloc', 1, CUDA_ERROR_OUT_OF_MEMORY);
+    expect(thrown(() => mr.allocate(100)).code).toBe('ERR_RMM_OUT_OF_MEMORY');
+  });
+
+  it('SystemMemoryResource and SamHeadroomMemoryResource with pageable memory access', () => {
+    fakeCuda.setAttribute(0, PAGEABLE_MEMORY_ACCESS, 1);
+    try {
+      const system = new SystemMemoryResource();
+      const sam = new SamHeadroomMemoryResource('1 MiB');
+      for (const mr of [system, sam]) {
+        const buffer = new DeviceBuffer({ data: pattern(4096, 6), mr });
+        expectBytes(buffer.toBytes(), pattern(4096, 6));
+        buffer.free();
+      }
+      fakeCuda.failNext('cuMemAdvise_v2', 1, CUDA_ERROR_INVALID_VALUE);
+      expect(thrown(() => sam.allocate(1000)).message).toContain('cuMemAdvise_v2');
+    } finally {
+      fakeCuda.setAttribute(0, PAGEABLE_MEMORY_ACCESS, 0);
+    }
+    expect(thrown(() => new SamHeadroomMemoryResource(0)).code).toBe('ERR_RMM_LOGIC');
+  });
+
+  it('managed memory prefetch really records a location', () => {
+    const mr = new ManagedMemoryResource();
+    const buffer = new DeviceBuffer({ size: 4096, mr });
+    expect(cuda.lastPrefetchLocation(buffer.ptr, buffer.size)).toBe(-2);
+    buffer.prefetch();
+    expect(cuda.lastPrefetchLocation(buffer.ptr, buffer.size)).toBe(0);
+    buffer.prefetch(1);
+    expect(cuda.lastPrefetchLocation(buffer.ptr, buffer.size)).toBe(1);
+    buffer.prefetch(-1);
+    expect(cuda.lastPrefetchLocation(buffer.ptr, buffer.size)).toBe(-1);
+    buffer.free();
+  });
+});

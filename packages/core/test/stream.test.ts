@@ -1,0 +1,101 @@
+import {
+  CudaStreamPool,
+  DEFAULT_STREAM,
+  DeviceBuffer,
+  LEGACY_DEFAULT_STREAM,
+  PER_THREAD_DEFAULT_STREAM,
+  RMMError,
+  Stream,
+} from '@rmmjs/core';
+import { expectBytes, pattern, thrown } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
+
+describe('Stream', () => {
+  it('the default streams have handles 0n, 1n, 2n and are default', () => {
+    expect(DEFAULT_STREAM.handle).toBe(0n);
+    expect(LEGACY_DEFAULT_STREAM.handle).toBe(1n);
+    expect(PER_THREAD_DEFAULT_STREAM.handle).toBe(2n);
+    for (const stream of [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM]) {
+      expect(stream.isDefault()).toBe(true);
+      stream.synchronize();
+    }
+    expect(DEFAULT_STREAM.equals(LEGACY_DEFAULT_STREAM)).toBe(false);
+  });
+
+  it('new streams have distinct non-default handles and synchronize', async () => {
+    using a = new Stream();
+    using b = new Stream({ nonBlocking: true, priority: -1 });
+    expect(a.handle).not.toBe(b.handle);
+    expect(a.handle > 2n).toBe(true);
+    expect(a.isDefault()).toBe(false);
+    expect(a.equals(a)).toBe(true);
+    expect(a.equals(b)).toBe(false);
+    expect(a.equals('stream')).toBe(false);
+    a.synchronize();
+    await expect(b.synchronizeAsync()).resolves.toBeUndefined();
+  });
+
+  it('fromHandle wraps a handle and equals compares handles', () => {
+    using a = new Stream();
+    const b = Stream.fromHandle(a.handle);
+    expect(b.equals(a)).toBe(true);
+    expect(b.handle).toBe(a.handle);
+    b[Symbol.dispose](); // not owned: the stream itself stays
+    a.synchronize();
+    expect(Stream.fromHandle(0).equals(DEFAULT_STREAM)).toBe(true);
+    expect(thrown(() => Stream.fromHandle(-1)).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => Stream.fromHandle('1' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+  });
+
+  it('options are checked', () => {
+    expect(thrown(() => new Stream({ nonBlocking: 1 as never })).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => new Stream({ priority: 0.5 })).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => new Stream(null as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+  });
+
+  it('a disposed stream cannot be used, but disposing the default streams does nothing', () => {
+    const stream = new Stream();
+    stream[Symbol.dispose]();
+    stream[Symbol.dispose]();
+    const error = thrown(() => stream.synchronize());
+    expect(error).toBeInstanceOf(RMMError);
+    expect(error.code).toBe('ERR_RMM_DISPOSED');
+    DEFAULT_STREAM[Symbol.dispose]();
+    expect(DEFAULT_STREAM.handle).toBe(0n);
+  });
+
+  it('a buffer keeps its stream alive after the stream is disposed', () => {
+    const stream = new Stream();
+    const buffer = new DeviceBuffer({ data: pattern(64, 1), stream });
+    stream[Symbol.dispose]();
+    expectBytes(buffer.toBytes(buffer.stream === stream ? undefined : stream), pattern(64, 1));
+    expect(thrown(() => buffer.toBytes(stream)).code).toBe('ERR_RMM_DISPOSED');
+    buffer.free(); // deallocates on the stream the buffer kept alive
+  });
+});
+
+describe('CudaStreamPool', () => {
+  it('hands out its streams round-robin', () => {
+    const pool = new CudaStreamPool({ poolSize: 3 });
+    expect(pool.getPoolSize()).toBe(3);
+    const first = [pool.getStream(), pool.getStream(), pool.getStream()];
+    expect(new Set(first.map((s) => s.handle)).size).toBe(3);
+    expect(pool.getStream()).toBe(first[0]);
+    expect(pool.getStream(1)).toBe(first[1]);
+    expect(pool.getStream(5)).toBe(first[2]);
+    pool[Symbol.dispose]();
+  });
+
+  it('defaults to 16 streams', () => {
+    using pool = new CudaStreamPool();
+    expect(pool.getPoolSize()).toBe(16);
+  });
+
+  it('a pool of 0 streams is an error', () => {
+    const error = thrown(() => new CudaStreamPool({ poolSize: 0 }));
+    expect(error).toBeInstanceOf(RMMError);
+    expect(error.code).toBe('ERR_RMM_LOGIC');
+    expect(error.message).toBe('Stream pool size must be greater than zero');
+    expect(thrown(() => new CudaStreamPool({ poolSize: -1 })).code).toBe('ERR_OUT_OF_RANGE');
+  });
+});

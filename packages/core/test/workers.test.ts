@@ -1,0 +1,76 @@
+// The registry and resources are process-wide: worker threads share them.
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { DeviceBuffer, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
+import { expectBytes, pattern } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
+import { availableCases } from './resource-table.js';
+
+const coreEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+
+function runWorker(source: string): Promise<unknown> {
+  const worker = new Worker(`import(${JSON.stringify(coreEntry)}).then(async (core) => {
+      const { parentPort } = await import('node:worker_threads');
+      try { parentPort.postMessage({ ok: await (async () => { ${source} })() }); }
+      catch (e) { parentPort.postMessage({ error: e.code + ': ' + e.message }); }
+    });`, { eval: true });
+  return new Promise((resolve, reject) => {
+    worker.once('message', (message) => {
+      void worker.terminate();
+      if (message.error) reject(new Error(message.error));
+      else resolve(message.ok);
+    });
+    worker.once('error', reject);
+  });
+}
+
+describe('worker threads', () => {
+  it('a worker sees the resource the main thread set, as its class', async () => {
+    const mr = availableCases()[0].make();
+    const previous = setCurrentDeviceResource(mr);
+    try {
+      const seen = await runWorker(`
+        const mr = core.getCurrentDeviceResource();
+        const buffer = new core.DeviceBuffer({ data: new Uint8Array([1, 2, 3]) });
+        const bytes = [...buffer.toBytes()];
+        buffer.free();
+        return [mr.constructor.name, bytes];`);
+      expect(seen).toEqual([mr.constructor.name, [1, 2, 3]]);
+    } finally {
+      setCurrentDeviceResource(previous);
+      mr[Symbol.dispose]();
+    }
+  });
+
+  it('a resource set by a worker outlives the worker', async () => {
+    const previous = getCurrentDeviceResource();
+    const name = await runWorker(`
+      const mr = new core.${availableCases()[0].name}();
+      core.setCurrentDeviceResource(mr);
+      return mr.constructor.name;`);
+    const current = getCurrentDeviceResource();
+    expect(current.constructor.name).toBe(name);
+    const buffer = new DeviceBuffer({ data: pattern(100, 1) });
+    expectBytes(buffer.toBytes(), pattern(100, 1));
+    buffer.free();
+    setCurrentDeviceResource(previous);
+  });
+
+  it('four workers allocate and free concurrently through one resource', async () => {
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((seed) =>
+        runWorker(`
+          let ok = 0;
+          for (let i = 0; i < 200; i++) {
+            const data = new Uint8Array(1000 + i).fill((${seed} * 31 + i) & 0xff);
+            const buffer = new core.DeviceBuffer({ data });
+            const back = buffer.toBytes();
+            if (back.every((b) => b === data[0])) ok++;
+            buffer.free();
+          }
+          return ok;`),
+      ),
+    );
+    expect(results).toEqual([200, 200, 200, 200]);
+  });
+});

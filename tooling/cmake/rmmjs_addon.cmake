@@ -1,0 +1,29 @@
+# rmmjs_addon(<target> SOURCES <files...> [INCLUDES <dirs...>])
+# A Node-API addon (built by cmake-js) against @rmmjs/core's C ABI and node-addon-api.
+# The output is build/Release/<target>.node. No CUDA toolkit is needed.
+cmake_minimum_required(VERSION 3.18)
+
+if(NOT DEFINED RMMJS_CORE_INCLUDE)
+  set(RMMJS_CORE_INCLUDE "${CMAKE_CURRENT_LIST_DIR}/../../packages/core/include")
+endif()
+
+execute_process(
+  COMMAND node -p "require('node-addon-api').include_dir"
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+  OUTPUT_VARIABLE NODE_ADDON_API_DIR
+  OUTPUT_STRIP_TRAILING_WHITESPACE)
+
+function(rmmjs_addon target)
+  cmake_parse_arguments(ARG "" "" "SOURCES;INCLUDES" ${ARGN})
+  add_library(${target} SHARED ${ARG_SOURCES} ${CMAKE_JS_SRC})
+  set_target_properties(${target} PROPERTIES
+    PREFIX "" SUFFIX ".node"
+    CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
+    CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden
+    POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${target} PRIVATE
+    ${CMAKE_JS_INC} ${NODE_ADDON_API_DIR} ${RMMJS_CORE_INCLUDE} ${ARG_INCLUDES})
+  target_compile_definitions(${target} PRIVATE NAPI_VERSION=8 NAPI_CPP_EXCEPTIONS)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter -O2)
+  target_link_libraries(${target} PRIVATE ${CMAKE_JS_LIB} ${CMAKE_DL_LIBS} pthread)
+endfunction()

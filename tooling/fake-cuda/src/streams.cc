@@ -1,0 +1,116 @@
+// Streams and events. Work completes as soon as it is issued, so every query says "done".
+#include <algorithm>
+
+#include "state.h"
+
+using namespace fake;
+
+namespace {
+
+constexpr unsigned kEventBlockingSync = 0x1;
+constexpr unsigned kEventInterprocess = 0x4;
+constexpr unsigned kEventWaitExternal = 0x1;
+
+bool IsBuiltinStream(rmmjs_CUstream stream) { return reinterpret_cast<uintptr_t>(stream) <= 2; }
+
+}  // namespace
+
+extern "C" rmmjs_CUresult cuStreamCreateWithPriority(rmmjs_CUstream* stream, unsigned int flags,
+                                                     int priority) {
+  Entry call(Symbol::cuStreamCreateWithPriority);
+  if (call.status() != kSuccess) return call.status();
+  if (stream == nullptr || (flags & ~unsigned(RMMJS_CU_STREAM_NON_BLOCKING)) != 0) {
+    return kInvalidValue;
+  }
+  if (CurrentContext() == nullptr) return kInvalidContext;
+  // Out-of-range priorities are clamped, as in the driver (lower numbers are higher priority).
+  int clamped = std::clamp(priority, kStreamPriorityGreatest, kStreamPriorityLeast);
+  State& state = call.state();
+  state.all_streams.emplace_back(new CUstream_st{CurrentDevice(), flags, clamped});
+  *stream = state.all_streams.back().get();
+  state.live_streams.insert(*stream);
+  return kSuccess;
+}
+
+extern "C" rmmjs_CUresult cuStreamDestroy(rmmjs_CUstream stream) {
+  Entry call(Symbol::cuStreamDestroy);
+  if (call.status() != kSuccess) return call.status();
+  if (IsBuiltinStream(stream)) return kInvalidHandle;  // the default streams cannot be destroyed
+  return call.state().live_streams.erase(stream) == 1 ? kSuccess : kInvalidHandle;
+}
+
+extern "C" rmmjs_CUresult cuStreamSynchronize(rmmjs_CUstream stream) {
+  Entry call(Symbol::cuStreamSynchronize);
+  if (call.status() != kSuccess) return call.status();
+  return call.state().CheckStream(stream);
+}
+
+extern "C" rmmjs_CUresult cuStreamQuery(rmmjs_CUstream stream) {
+  Entry call(Symbol::cuStreamQuery);
+  if (call.status() != kSuccess) return call.status();
+  return call.state().CheckStream(stream);
+}
+
+extern "C" rmmjs_CUresult cuStreamWaitEvent(rmmjs_CUstream stream, rmmjs_CUevent event,
+                                            unsigned int flags) {
+  Entry call(Symbol::cuStreamWaitEvent);
+  if (call.status() != kSuccess) return call.status();
+  State& state = call.state();
+  if (int result = state.CheckStream(stream)) return result;
+  if (int result = state.CheckEvent(event)) return result;
+  return (flags & ~kEventWaitExternal) == 0 ? kSuccess : kInvalidValue;
+}
+
+extern "C" rmmjs_CUresult cuLaunchHostFunc(rmmjs_CUstream stream, rmmjs_CUhostFn function,
+                                           void* user_data) {
+  Entry call(Symbol::cuLaunchHostFunc);
+  if (call.status() != kSuccess) return call.status();
+  if (int result = call.state().CheckStream(stream)) return result;
+  if (function == nullptr) return kInvalidValue;
+  call.Unlock();  // the function may call back into the driver
+  function(user_data);
+  return kSuccess;
+}
+
+extern "C" rmmjs_CUresult cuEventCreate(rmmjs_CUevent* event, unsigned int flags) {
+  Entry call(Symbol::cuEventCreate);
+  if (call.status() != kSuccess) return call.status();
+  constexpr unsigned kKnownFlags =
+      kEventBlockingSync | RMMJS_CU_EVENT_DISABLE_TIMING | kEventInterprocess;
+  if (event == nullptr || (flags & ~kKnownFlags) != 0) return kInvalidValue;
+  // An interprocess event must also disable timing.
+  if ((flags & kEventInterprocess) != 0 && (flags & RMMJS_CU_EVENT_DISABLE_TIMING) == 0) {
+    return kInvalidValue;
+  }
+  if (CurrentContext() == nullptr) return kInvalidContext;
+  State& state = call.state();
+  state.all_events.emplace_back(new CUevent_st{CurrentDevice(), flags});
+  *event = state.all_events.back().get();
+  state.live_events.insert(*event);
+  return kSuccess;
+}
+
+extern "C" rmmjs_CUresult cuEventDestroy(rmmjs_CUevent event) {
+  Entry call(Symbol::cuEventDestroy);
+  if (call.status() != kSuccess) return call.status();
+  return call.state().live_events.erase(event) == 1 ? kSuccess : kInvalidHandle;
+}
+
+extern "C" rmmjs_CUresult cuEventRecord(rmmjs_CUevent event, rmmjs_CUstream stream) {
+  Entry call(Symbol::cuEventRecord);
+  if (call.status() != kSuccess) return call.status();
+  if (int result = call.state().CheckEvent(event)) return result;
+  return call.state().CheckStream(stream);
+}
+
+extern "C" rmmjs_CUresult cuEventSynchronize(rmmjs_CUevent event) {
+  Entry call(Symbol::cuEventSynchronize);
+  if (call.status() != kSuccess) return call.status();
+  return call.state().CheckEvent(event);
+}
+
+extern "C" rmmjs_CUresult cuEventQuery(rmmjs_CUevent event) {
+  Entry call(Symbol::cuEventQuery);
+  if (call.status() != kSuccess) return call.status();
+  return call.state().CheckEvent(event);
+}

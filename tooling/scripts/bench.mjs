@@ -1,0 +1,106 @@
+// rmmjs benchmarks: one table. `pnpm bench`, or `node tooling/scripts/bench.mjs [--json file]
+// [--quick]` on a GPU machine without pnpm. Targets are ratios to peers measured in the same
+// run (the issues say which); absolute times move between machines.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as core from '@rmmjs/core';
+import { resourceHandle } from '@rmmjs/core/internal';
+import { benchNative } from '@rmmjs/bench-native';
+import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const jsonPath = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
+const gpu = core.cuda.isAvailable();
+const MiB = 1 << 20;
+const rows = [];
+const results = { gpu, device: gpu ? core.cuda.deviceName(0) : 'host', rows };
+
+function record(group, name, value, unit, note = '') {
+  rows.push({ group, name, value, unit, note });
+  console.log(`${group.padEnd(24)} ${name.padEnd(44)} ${value.toFixed(value < 10 ? 3 : 1).padStart(12)} ${unit.padEnd(6)} ${note}`);
+}
+
+console.log(`rmmjs bench on ${results.device}${quick ? ' (quick)' : ''}\n`);
+
+// Resources: allocate+free pairs and the random workload, from JS and through the C ABI in C++.
+const resources = gpu
+  ? [
+      ['CudaMemoryResource', () => new core.CudaMemoryResource(), 2_000, 10_000],
+      ['CudaAsyncMemoryResource', () => new core.CudaAsyncMemoryResource(), 50_000, 100_000],
+      ['PinnedHostMemoryResource', () => new core.PinnedHostMemoryResource(), 500, 2_000],
+    ]
+  : [['SystemMemoryResource', () => new core.SystemMemoryResource(), 200_000, 100_000]];
+
+for (const [name, make, pairIterations, steps] of resources) {
+  const mr = make();
+  const handle = resourceHandle(mr, 'mr');
+  const n = quick ? Math.ceil(pairIterations / 10) : pairIterations;
+  const js = median(() => pairNs(mr, MiB, n));
+  const native = median(() => benchNative.abiPairNs(handle, MiB, n));
+  record(name, 'pair 1 MiB from JS', js, 'ns');
+  record(name, 'pair 1 MiB through the C ABI (C++)', native, 'ns', `JS adds ${(js - native).toFixed(0)} ns`);
+  const workload = randomWorkload({ steps: quick ? steps / 10 : steps });
+  record(name, `random workload (${workload.steps} steps) from JS`, median(() => runRandomWorkload(mr, workload), 3), 'ns/op');
+  record(name, 'random workload through the C ABI (C++)', median(() => benchNative.abiRandomNs(handle, workload.sizes, workload.frees), 3), 'ns/op');
+
+  if (name === 'CudaMemoryResource') {
+    const driver = median(() => benchNative.driverPairNs(MiB, n));
+    record(name, 'pair 1 MiB: cuMemAlloc+cuMemFree C++ loop', driver, 'ns', `JS/driver ${(js / driver).toFixed(3)} (target <= 1.05)`);
+  }
+  if (name === 'CudaAsyncMemoryResource') {
+    const driver = median(() => benchNative.driverPoolPairNs(mr.poolHandle(), MiB, n));
+    record(name, 'pair 1 MiB: cuMemAllocFromPoolAsync C++ loop', driver, 'ns', `JS/driver ${(js / driver).toFixed(3)} (target <= 1.1)`);
+  }
+  mr[Symbol.dispose]();
+}
+
+// DeviceBuffer create+free of 64 bytes on the current device resource.
+{
+  const iterations = quick ? 20_000 : 200_000;
+  const ns = median(() => {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < iterations; i++) new core.DeviceBuffer({ size: 64 }).free();
+    return Number(process.hrtime.bigint() - start) / iterations;
+  });
+  const target = gpu ? '' : '(target < 1000 ns in host mode)';
+  record('DeviceBuffer', `create+free 64 B on ${core.getCurrentDeviceResource().constructor.name}`, ns, 'ns', target);
+}
+
+// Copies between host memory and the device.
+{
+  const size = (quick ? 32 : 256) * MiB;
+  const host = new Uint8Array(size).fill(1);
+  const buffer = new core.DeviceBuffer({ size });
+  const gbps = (fn) => median(() => {
+    const start = process.hrtime.bigint();
+    fn();
+    return size / Number(process.hrtime.bigint() - start);
+  }, 3);
+  record('copies', `host->device ${size / MiB} MiB (pageable)`, gbps(() => buffer.copyFromHost(host)), 'GB/s');
+  record('copies', `device->host ${size / MiB} MiB (pageable)`, gbps(() => buffer.copyToHost(host)), 'GB/s');
+  if (gpu) {
+    const pinned = new core.PinnedHostMemoryResource();
+    const staging = new core.DeviceBuffer({ size, mr: pinned });
+    record('copies', `pinned->device ${size / MiB} MiB`, gbps(() => buffer.copyFromDevice(staging)), 'GB/s');
+    staging.free();
+    pinned[Symbol.dispose]();
+  }
+  buffer.free();
+}
+
+// Peers on the GPU machine (CuPy, PyTorch), measured in the same run.
+if (gpu && !args.includes('--no-peers')) {
+  const script = fileURLToPath(new URL('./bench_peers.py', import.meta.url));
+  const run = spawnSync('python3', [script, ...(quick ? ['--quick'] : [])], { encoding: 'utf8' });
+  if (run.status === 0) {
+    const peers = JSON.parse(run.stdout);
+    results.peers = peers;
+    for (const [name, value] of Object.entries(peers)) record('peers (Python)', name, value, name.includes('GB/s') ? 'GB/s' : 'ns');
+  } else {
+    console.log(`peers: not measured (${(run.stderr || run.error?.message || '').trim().split('\n').pop()})`);
+  }
+}
+
+if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

@@ -1,0 +1,53 @@
+// Sums the vitest JSON reports (<package>/.test-results/<backend>.json) of every tested
+// package and prints a table and the line `N passed, N failed, N skipped`.
+//   node tooling/scripts/summarize.mjs [backend,...]     (default: host,fake)
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { testedPackages } from './workspace.mjs';
+
+export function summarize(backends) {
+  const rows = [];
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  for (const pkg of testedPackages()) {
+    for (const backend of backends) {
+      const file = join(pkg.dir, '.test-results', `${backend}.json`);
+      let counts;
+      if (existsSync(file)) {
+        const report = JSON.parse(readFileSync(file, 'utf8'));
+        counts = {
+          passed: report.numPassedTests ?? 0,
+          // A suite that failed to load has failed files but may report no failed tests.
+          failed: Math.max(report.numFailedTests ?? 0, report.numFailedTestSuites ?? 0),
+          skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
+        };
+      } else {
+        counts = { passed: 0, failed: 1, skipped: 0, missing: true };
+      }
+      rows.push({ package: pkg.name, backend, ...counts });
+      totals.passed += counts.passed;
+      totals.failed += counts.failed;
+      totals.skipped += counts.skipped;
+    }
+  }
+  return { rows, totals };
+}
+
+export function printSummary({ rows, totals }) {
+  const width = Math.max(7, ...rows.map((r) => r.package.length));
+  console.log(`\n${'package'.padEnd(width)}  backend  passed  failed  skipped`);
+  for (const r of rows) {
+    const note = r.missing ? '  (no report: counted as a failure)' : '';
+    console.log(
+      `${r.package.padEnd(width)}  ${r.backend.padEnd(7)}  ${String(r.passed).padStart(6)}  ${String(r.failed).padStart(6)}  ${String(r.skipped).padStart(7)}${note}`,
+    );
+  }
+  console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const backends = (process.argv[2] ?? 'host,fake').split(',');
+  const summary = summarize(backends);
+  printSummary(summary);
+  process.exit(summary.totals.failed > 0 ? 1 : 0);
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Runs the vitest suite of the package in the current directory once per backend and writes
+// vitest's JSON report to .test-results/<backend>.json (a synthetic failed report when vitest
+// dies without one, so a crash is counted, never lost).
+//   RMMJS_TEST_BACKENDS=host,fake (default) | gpu
+//     host: no CUDA (RMMJS_DISABLE_CUDA=1); fake: tooling/fake-cuda's driver; gpu: the real driver.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { libraryPath } from '@rmmjs/fake-cuda';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const packageDir = process.cwd();
+const config = join(here, '..', 'vitest.config.js');
+const vitest = join(dirname(createRequire(join(packageDir, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs');
+const backends = (process.env.RMMJS_TEST_BACKENDS ?? 'host,fake').split(',').map((b) => b.trim()).filter(Boolean);
+const resultsDir = join(packageDir, '.test-results');
+mkdirSync(resultsDir, { recursive: true });
+
+function environment(backend) {
+  const env = { ...process.env, RMMJS_TEST_BACKEND: backend };
+  delete env.RMMJS_DISABLE_CUDA;
+  delete env.RMMJS_CUDA_LIBRARY;
+  if (backend === 'host') env.RMMJS_DISABLE_CUDA = '1';
+  if (backend === 'fake') {
+    env.RMMJS_CUDA_LIBRARY = libraryPath;
+    env.RMMJS_FAKE_CUDA_DEVICES ??= '2';
+  }
+  return env;
+}
+
+let failed = false;
+for (const backend of backends) {
+  if (!['host', 'fake', 'gpu'].includes(backend)) {
+    console.error(`rmmjs-test: unknown backend "${backend}" (host, fake or gpu)`);
+    process.exit(2);
+  }
+  const report = join(resultsDir, `${backend}.json`);
+  rmSync(report, { force: true });
+  const args = [vitest, 'run', '--config', config, '--root', packageDir, '--reporter=default',
+    '--reporter=json', `--outputFile.json=${report}`];
+  if (backend === 'gpu') args.push('--no-file-parallelism');
+  console.log(`\nrmmjs-test: ${backend} backend`);
+  const run = spawnSync(process.execPath, [...args, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: environment(backend),
+  });
+  if (run.status !== 0) failed = true;
+  if (!existsSync(report)) {
+    const why = run.signal ? `killed by ${run.signal}` : `exit status ${run.status}`;
+    writeFileSync(report, JSON.stringify({
+      numPassedTests: 0, numFailedTests: 1, numPendingTests: 0, numTodoTests: 0, success: false,
+      testResults: [{ name: `vitest (${backend})`, status: 'failed', message: `vitest wrote no report: ${why}` }],
+    }));
+    console.error(`rmmjs-test: vitest wrote no report (${why}); counted as one failure`);
+  }
+}
+process.exit(failed ? 1 : 0);
