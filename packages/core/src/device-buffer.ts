@@ -1,5 +1,5 @@
 import { DeviceMemoryResource, resourceHandle, wrapResource } from './device-memory-resource.js';
-import { invalidArgType, invalidArgValue } from './errors.js';
+import { invalidArgType, invalidArgValue, RMMError } from './errors.js';
 import { native, type BufferNative } from './native.js';
 import { DEFAULT_STREAM, Stream, streamArg } from './stream.js';
 import { validateInteger, validateOptions, validateSize } from './validate.js';
@@ -62,13 +62,10 @@ function deviceSource(src: unknown): { ptr: bigint; nbytes: number } {
   return { ptr, nbytes: (shape.length === 0 ? 1 : Number(shape[0])) * itemsize };
 }
 
-let adopting: { native: BufferNative; stream: Stream } | undefined;
+// Hot-path functions read once (a property load on the addon's exports costs a few ns).
+const { bufferCreate, bufferFree } = native;
 
-// Garbage collection as the fallback: a collected DeviceBuffer's native handle is finalized
-// (its memory freed if free() never ran). Registration is cheaper than a napi finalizer.
-const collected = new FinalizationRegistry<BufferNative>((buffer) => native.bufferFinalize(buffer));
-
-function keepAlive(_value: unknown): void {}
+let adopting: { attach: (target: DeviceBuffer) => BufferNative; stream: Stream } | undefined;
 
 /**
  * Untyped device memory from a resource, as RMM's `DeviceBuffer`: it keeps its resource and
@@ -76,14 +73,14 @@ function keepAlive(_value: unknown): void {}
  * garbage collection is only the fallback.
  */
 export class DeviceBuffer implements Disposable {
-  #native: BufferNative;
+  // The native handle; null once freed (native calls then throw ERR_RMM_DISPOSED).
+  #native: BufferNative | null;
   #stream: Stream;
 
   constructor(options?: DeviceBufferOptions) {
     if (adopting !== undefined) {
-      this.#native = adopting.native;
       this.#stream = adopting.stream;
-      collected.register(this, this.#native);
+      this.#native = adopting.attach(this);
       return;
     }
     const { size, data, stream, mr } = validateOptions<DeviceBufferOptions>(options);
@@ -99,13 +96,13 @@ export class DeviceBuffer implements Disposable {
     }
     const streamNative = streamArg(stream, 'options.stream');
     const mrHandle = mr === undefined ? undefined : resourceHandle(mr, 'options.mr');
-    this.#native = native.bufferCreate(mrHandle, nbytes, streamNative, data);
     this.#stream = stream ?? DEFAULT_STREAM;
-    collected.register(this, this.#native);
+    this.#native = bufferCreate(this, mrHandle, nbytes, streamNative, data);
   }
 
-  static #adopt(buffer: BufferNative, stream: Stream): DeviceBuffer {
-    adopting = { native: buffer, stream };
+  // A DeviceBuffer around a native buffer that attach(target) creates.
+  static #adopt(attach: (target: DeviceBuffer) => BufferNative, stream: Stream): DeviceBuffer {
+    adopting = { attach, stream };
     try {
       return new DeviceBuffer();
     } finally {
@@ -162,7 +159,7 @@ export class DeviceBuffer implements Disposable {
 
   /** True after free(). */
   get freed(): boolean {
-    return native.bufferIsFreed(this.#native);
+    return this.#native === null;
   }
 
   get cudaArrayInterface(): CudaArrayInterface {
@@ -185,7 +182,8 @@ export class DeviceBuffer implements Disposable {
 
   /** A deep copy on the same resource and stream. */
   copy(): DeviceBuffer {
-    return DeviceBuffer.#adopt(native.bufferCopy(this.#native), this.#stream);
+    const source = this.#native;
+    return DeviceBuffer.#adopt((target) => native.bufferCopy(source, target), this.#stream);
   }
 
   /** Copies a DeviceBuffer or a 1-D contiguous CUDA array into the start of this buffer. */
@@ -222,17 +220,14 @@ export class DeviceBuffer implements Disposable {
     const streamNative = streamArg(stream);
     const out = (target ?? new Uint8Array(this.size)) as T;
     this.#checkTargetFits(byteLength(out, 'target'));
-    const result = await native.bufferCopyToHostAsync(this.#native, out, streamNative);
-    keepAlive(this); // until the copy has finished
-    return result;
+    return native.bufferCopyToHostAsync(this, this.#native, out, streamNative);
   }
 
   /** copyFromHost without blocking the event loop. */
   async copyFromHostAsync(bytes: HostBytes, stream?: Stream): Promise<void> {
     const streamNative = streamArg(stream);
     this.#checkSourceFits(byteLength(bytes, 'bytes'), 'bytes');
-    await native.bufferCopyFromHostAsync(this.#native, bytes, streamNative);
-    keepAlive(this); // until the copy has finished
+    await native.bufferCopyFromHostAsync(this, this.#native, bytes, streamNative);
   }
 
   /** Prefetches managed memory to `device` (default: the current one; -1: the host). */
@@ -257,12 +252,15 @@ export class DeviceBuffer implements Disposable {
 
   /** Returns the memory to its resource now. A second free() is `ERR_RMM_DISPOSED`. */
   free(): void {
-    native.bufferFree(this.#native, true);
+    const handle = this.#native;
+    if (handle === null) throw new RMMError('DeviceBuffer was freed and cannot be used', { code: 'ERR_RMM_DISPOSED' });
+    this.#native = null;
+    bufferFree(this, handle);
   }
 
   /** Like free(), but does nothing for a freed buffer (so `using` after free() is fine). */
   [Symbol.dispose](): void {
-    native.bufferFree(this.#native, false);
+    if (this.#native !== null) this.free();
   }
 
   toString(): string {

@@ -68,34 +68,36 @@ export interface NativeCore {
   streamDispose(stream: StreamNative): void;
 
   externalMemory(): number;
+  // A null handle (a freed buffer) makes every call throw ERR_RMM_DISPOSED.
   bufferCreate(
+    object: object,
     mr: ResourceHandle | undefined,
     size: number,
     stream: StreamNative | undefined,
     data: ArrayBufferView | ArrayBuffer | undefined,
   ): BufferNative;
-  bufferFinalize(buffer: BufferNative): void;
-  bufferPtr(buffer: BufferNative): bigint;
-  bufferSize(buffer: BufferNative): number;
-  bufferCapacity(buffer: BufferNative): number;
-  bufferDevice(buffer: BufferNative): number;
-  bufferIsFreed(buffer: BufferNative): boolean;
-  bufferFree(buffer: BufferNative, strict: boolean): void;
-  bufferResize(buffer: BufferNative, size: number, stream: StreamNative | undefined): void;
-  bufferReserve(buffer: BufferNative, capacity: number, stream: StreamNative | undefined): void;
-  bufferCopyFromHost(buffer: BufferNative, data: ArrayBufferView | ArrayBuffer, stream: StreamNative | undefined): void;
-  bufferCopyToHost(buffer: BufferNative, target: ArrayBufferView | ArrayBuffer, stream: StreamNative | undefined): void;
-  bufferCopyFromDevice(buffer: BufferNative, ptr: bigint, nbytes: number, stream: StreamNative | undefined): void;
-  bufferCopy(buffer: BufferNative): BufferNative;
-  bufferPrefetch(buffer: BufferNative, device: number, stream: StreamNative | undefined): void;
-  bufferResource(buffer: BufferNative): ResourceHandle;
+  bufferCopy(buffer: BufferNative | null, object: object): BufferNative;
+  bufferFree(object: object, buffer: BufferNative): void;
+  bufferPtr(buffer: BufferNative | null): bigint;
+  bufferSize(buffer: BufferNative | null): number;
+  bufferCapacity(buffer: BufferNative | null): number;
+  bufferDevice(buffer: BufferNative | null): number;
+  bufferResize(buffer: BufferNative | null, size: number, stream: StreamNative | undefined): void;
+  bufferReserve(buffer: BufferNative | null, capacity: number, stream: StreamNative | undefined): void;
+  bufferCopyFromHost(buffer: BufferNative | null, data: ArrayBufferView | ArrayBuffer, stream: StreamNative | undefined): void;
+  bufferCopyToHost(buffer: BufferNative | null, target: ArrayBufferView | ArrayBuffer, stream: StreamNative | undefined): void;
+  bufferCopyFromDevice(buffer: BufferNative | null, ptr: bigint, nbytes: number, stream: StreamNative | undefined): void;
+  bufferPrefetch(buffer: BufferNative | null, device: number, stream: StreamNative | undefined): void;
+  bufferResource(buffer: BufferNative | null): ResourceHandle;
   bufferCopyToHostAsync<T extends ArrayBufferView | ArrayBuffer>(
-    buffer: BufferNative,
+    object: object,
+    buffer: BufferNative | null,
     target: T,
     stream: StreamNative | undefined,
   ): Promise<T>;
   bufferCopyFromHostAsync(
-    buffer: BufferNative,
+    object: object,
+    buffer: BufferNative | null,
     data: ArrayBufferView | ArrayBuffer,
     stream: StreamNative | undefined,
   ): Promise<unknown>;

@@ -52,7 +52,8 @@ Napi::Value DriverPairNs(const Napi::CallbackInfo& info) {
 Napi::Value DriverPoolPairNs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const rmmjs_driver_api& cu = Driver(env);
-  auto pool = reinterpret_cast<rmmjs_CUmemoryPool>(info[0].As<Napi::BigInt>().Uint64Value(nullptr));
+  bool lossless = false;
+  auto pool = reinterpret_cast<rmmjs_CUmemoryPool>(info[0].As<Napi::BigInt>().Uint64Value(&lossless));
   size_t bytes = info[1].As<Napi::Number>().Int64Value();
   size_t iterations = info[2].As<Napi::Number>().Int64Value();
   Device0 device(env);

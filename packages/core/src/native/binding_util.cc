@@ -42,18 +42,20 @@ Napi::Value WrapStream(Napi::Env env, StreamObject* stream) {
   return Napi::Value(env, external);
 }
 
-BufferHandle* BufferHandleArg(Napi::Env env, napi_value value, bool allow_freed) {
+BufferHandle* BufferHandleArg(Napi::Env env, napi_value value) {
   void* data = nullptr;
-  if (napi_get_value_external(env, value, &data) != napi_ok || data == nullptr ||
-      static_cast<BufferHandle*>(data)->magic != BufferHandle::kMagic) {
-    js::ThrowTypeError(env, "expected a DeviceBuffer");
+  if (napi_get_value_external(env, value, &data) == napi_ok && data != nullptr &&
+      static_cast<BufferHandle*>(data)->magic == BufferHandle::kMagic &&
+      !static_cast<BufferHandle*>(data)->released) {
+    return static_cast<BufferHandle*>(data);
   }
-  auto* handle = static_cast<BufferHandle*>(data);
-  if (handle->buffer->freed() && !allow_freed) {
-    throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_DISPOSED,
-                                         "DeviceBuffer was freed and cannot be used"));
+  // A freed DeviceBuffer passes null (its handle is gone).
+  napi_valuetype type = napi_undefined;
+  napi_typeof(env, value, &type);
+  if (type == napi_null) {
+    throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_DISPOSED, "DeviceBuffer was freed and cannot be used"));
   }
-  return handle;
+  js::ThrowTypeError(env, "expected a DeviceBuffer");
 }
 
 bool HostBytes(napi_env env, napi_value value, void** data, size_t* length) {

@@ -68,11 +68,9 @@ StreamObject* StreamArg(Napi::Env env, napi_value value);
 rmmjs_stream StreamHandleArg(Napi::Env env, napi_value value);
 Napi::Value WrapStream(Napi::Env env, StreamObject* stream);  // adopts one reference
 
-// The handle a DeviceBuffer's external carries; a freed buffer is ERR_RMM_DISPOSED.
-BufferHandle* BufferHandleArg(Napi::Env env, napi_value value, bool allow_freed = false);
-inline DeviceBuffer* BufferArg(Napi::Env env, napi_value value, bool allow_freed = false) {
-  return BufferHandleArg(env, value, allow_freed)->buffer;
-}
+// The handle a DeviceBuffer's external carries; null (a freed buffer) is ERR_RMM_DISPOSED.
+BufferHandle* BufferHandleArg(Napi::Env env, napi_value value);
+inline DeviceBuffer* BufferArg(Napi::Env env, napi_value value) { return BufferHandleArg(env, value)->buffer; }
 
 // Bytes of a TypedArray, DataView or ArrayBuffer.
 bool HostBytes(napi_env env, napi_value value, void** data, size_t* length);

@@ -7,61 +7,59 @@
 
 namespace rmmjs {
 namespace bind {
+namespace {
 
-BufferHandles::BufferHandles(napi_env env) : env_(env) {
-  napi_add_env_cleanup_hook(env, Cleanup, this);
-}
-
-void BufferHandles::ReportCapacity(size_t before, size_t after) {
-  if (before == after) return;
-  int64_t total = 0;
-  napi_adjust_external_memory(env_, static_cast<int64_t>(after) - static_cast<int64_t>(before), &total);
-}
-
-BufferHandle* BufferHandles::Add(DeviceBuffer* buffer) {
-  auto* handle = new BufferHandle{BufferHandle::kMagic, buffer, this};
-  handle->next = head_;
-  if (head_ != nullptr) head_->prev = handle;
-  head_ = handle;
-  ReportCapacity(0, buffer->capacity());
-  return handle;
-}
-
-void BufferHandles::Finalize(BufferHandle* handle) {
-  if (handle->buffer->pending_async() > 0) {
-    handle->finalize_deferred = true;
-    return;
-  }
-  Destroy(handle);
-}
-
-void BufferHandles::EndAsync(BufferHandle* handle) {
-  if (handle->buffer->EndAsync() != RMMJS_OK) {
-    Log(RMMJS_LOG_ERROR, std::string("DeviceBuffer: deferred free failed: ") + ErrorMessage());
-  }
-  if (handle->finalize_deferred && handle->buffer->pending_async() == 0) Destroy(handle);
-}
-
-void BufferHandles::Destroy(BufferHandle* handle) {
-  DeviceBuffer* buffer = handle->buffer;
-  if (!buffer->freed()) ReportCapacity(buffer->capacity(), 0);
-  delete buffer;  // frees the memory if free() never ran (errors are logged)
-  if (handle->prev != nullptr) handle->prev->next = handle->next;
-  else head_ = handle->next;
-  if (handle->next != nullptr) handle->next->prev = handle->prev;
+void Delete(BufferHandle* handle) {
+  delete handle->buffer;  // frees the memory if free() never ran (errors are logged)
   handle->magic = 0;
   delete handle;
 }
 
-void BufferHandles::Cleanup(void* self) {
-  auto* handles = static_cast<BufferHandles*>(self);
-  for (BufferHandle* handle = handles->head_; handle != nullptr;) {
-    BufferHandle* next = handle->next;
-    // A copy still running on the thread pool keeps its buffer (leaked rather than freed under it).
-    if (handle->buffer->pending_async() == 0) handles->Destroy(handle);
-    handle = next;
+// The wrap's finalizer: the JS object was collected (or its environment ended) unfreed.
+void Collect(napi_env env, void* data, void*) {
+  auto* handle = static_cast<BufferHandle*>(data);
+  if (!handle->buffer->freed()) ReportCapacity(env, handle->buffer->capacity(), 0);
+  Delete(handle);
+}
+
+}  // namespace
+
+void ReportCapacity(napi_env env, size_t before, size_t after) {
+  if (before == after) return;
+  int64_t total = 0;
+  napi_adjust_external_memory(env, static_cast<int64_t>(after) - static_cast<int64_t>(before), &total);
+}
+
+napi_value AttachBuffer(napi_env env, napi_value js_object, DeviceBuffer* buffer) {
+  auto* handle = new BufferHandle{BufferHandle::kMagic, buffer, env};
+  napi_value external = nullptr;
+  if (napi_create_external(env, handle, nullptr, nullptr, &external) != napi_ok ||
+      napi_wrap(env, js_object, handle, Collect, nullptr, nullptr) != napi_ok) {
+    Delete(handle);
+    return nullptr;
   }
-  delete handles;
+  ReportCapacity(env, 0, buffer->capacity());
+  return external;
+}
+
+rmmjs_status ReleaseBuffer(napi_env env, napi_value js_object, BufferHandle* handle) {
+  DeviceBuffer* buffer = handle->buffer;
+  ReportCapacity(env, buffer->capacity(), 0);
+  rmmjs_status status = buffer->Free();  // deferred while asynchronous copies run
+  std::string message = status == RMMJS_OK ? "" : ErrorMessage();
+  void* unwrapped = nullptr;
+  napi_remove_wrap(env, js_object, &unwrapped);
+  handle->released = true;
+  if (buffer->pending_async() == 0) Delete(handle);
+  if (status != RMMJS_OK) SetError(status, ErrorCudaCode(), message);
+  return status;
+}
+
+void EndAsync(BufferHandle* handle) {
+  if (handle->buffer->EndAsync() != RMMJS_OK) {
+    Log(RMMJS_LOG_ERROR, std::string("DeviceBuffer: deferred free failed: ") + ErrorMessage());
+  }
+  if (handle->released && handle->buffer->pending_async() == 0) Delete(handle);
 }
 
 }  // namespace bind

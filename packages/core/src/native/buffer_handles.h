@@ -1,7 +1,7 @@
-// The native side of JavaScript DeviceBuffers. A handle lives until its JS object is collected
-// (device-buffer.ts's FinalizationRegistry calls bufferFinalize) or its environment ends (a
-// cleanup hook frees what is left, so a worker that exits returns its memory). This is cheaper
-// than a napi finalizer per buffer, which costs a weak global handle and a tracker entry.
+// The native side of a JavaScript DeviceBuffer. The JS object carries a finalizer-free external
+// for calls, and is napi_wrap'ped for lifetime: free() removes the wrap and deletes the handle at
+// once (nothing is left for the collector), while a buffer that is never freed is freed by the
+// wrap's finalizer, also when its environment ends (a worker that exits returns its memory).
 #pragma once
 
 #include <node_api.h>
@@ -13,42 +13,23 @@
 namespace rmmjs {
 namespace bind {
 
-class BufferHandles;
-
 struct BufferHandle {
   static constexpr uint32_t kMagic = 0x52424631;  // "RBF1"
   uint32_t magic = kMagic;
   DeviceBuffer* buffer;
-  BufferHandles* owner;
-  BufferHandle* prev = nullptr;
-  BufferHandle* next = nullptr;
-  bool finalize_deferred = false;  // collected while an asynchronous copy ran
+  napi_env env;
+  bool released = false;  // freed by JS: delete once no asynchronous copy uses it
 };
 
-// One per environment; only that environment's thread touches it.
-class BufferHandles {
- public:
-  explicit BufferHandles(napi_env env);
-  BufferHandles(const BufferHandles&) = delete;
-  BufferHandles& operator=(const BufferHandles&) = delete;
-
-  // Takes ownership of buffer and reports its capacity to V8.
-  BufferHandle* Add(DeviceBuffer* buffer);
-  // Frees the memory (if free() never ran) and deletes the handle, or defers that until the
-  // buffer's asynchronous copies end.
-  void Finalize(BufferHandle* handle);
-  // After an asynchronous copy: completes a deferred free and a deferred finalize.
-  void EndAsync(BufferHandle* handle);
-  // Reports a change of a buffer's capacity (a freed buffer holds none).
-  void ReportCapacity(size_t before, size_t after);
-
- private:
-  static void Cleanup(void* self);
-  void Destroy(BufferHandle* handle);
-
-  napi_env env_;
-  BufferHandle* head_ = nullptr;
-};
+// Wraps js_object around a new handle owning buffer; returns the external for calls.
+napi_value AttachBuffer(napi_env env, napi_value js_object, DeviceBuffer* buffer);
+// free(): returns the memory, removes the wrap, deletes the handle (or defers that to the end
+// of the asynchronous copies in flight). Returns the status of the deallocation.
+rmmjs_status ReleaseBuffer(napi_env env, napi_value js_object, BufferHandle* handle);
+// After an asynchronous copy: completes a deferred free and a deferred delete.
+void EndAsync(BufferHandle* handle);
+// Reports a change of a buffer's capacity to V8 (a freed buffer holds none).
+void ReportCapacity(napi_env env, size_t before, size_t after);
 
 }  // namespace bind
 }  // namespace rmmjs

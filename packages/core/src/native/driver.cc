@@ -15,6 +15,9 @@ namespace {
 constexpr const char* kDefaultLibrary = "libcuda.so.1";
 // A value ContextPush returns when there is nothing to restore.
 void* const kNothingToRestore = reinterpret_cast<void*>(1);
+// The device whose primary context the innermost ContextScope on this thread made current
+// (-1: none, or the context may have changed since).
+thread_local int tl_scope_device = -1;
 
 struct DriverState {
   DriverInfo info{DriverMode::kHost, RMMJS_ERR_DRIVER_NOT_FOUND, "", "", 0, 0};
@@ -182,6 +185,7 @@ rmmjs_status GetCurrentDevice(int* device) {
 
 rmmjs_status SetCurrentDevice(int device) {
   RMMJS_TRY(ValidateDevice(device));
+  tl_scope_device = -1;
   const rmmjs_driver_api* api = DriverApi();
   if (api == nullptr) return RMMJS_OK;
   rmmjs_CUcontext context = nullptr;
@@ -206,6 +210,18 @@ rmmjs_status ContextPush(int device, void** saved) {
   // A thread that had no context keeps the primary one, as the runtime API would.
   if (current != nullptr) *saved = current;
   return RMMJS_OK;
+}
+
+ContextScope::ContextScope(int device) : outer_device_(tl_scope_device), nested_(device == tl_scope_device) {
+  if (nested_) return;
+  status_ = ContextPush(device, &saved_);
+  if (status_ == RMMJS_OK) tl_scope_device = device;
+}
+
+ContextScope::~ContextScope() {
+  if (nested_ || status_ != RMMJS_OK) return;
+  ContextRestore(saved_);
+  tl_scope_device = outer_device_;
 }
 
 void ContextRestore(void* saved) {

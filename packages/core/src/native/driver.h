@@ -43,20 +43,22 @@ rmmjs_status PrimaryContext(int device, rmmjs_CUcontext* context);
 rmmjs_status ContextPush(int device, void** saved);
 void ContextRestore(void* saved);
 
-// RAII form of ContextPush/ContextRestore.
+// RAII form of ContextPush/ContextRestore. A scope nested in one for the same device costs
+// nothing: the outer scope already checked the thread's context (one driver query per call
+// from JavaScript instead of one per layer of a resource stack).
 class ContextScope {
  public:
-  explicit ContextScope(int device) : status_(ContextPush(device, &saved_)) {}
-  ~ContextScope() {
-    if (status_ == RMMJS_OK) ContextRestore(saved_);
-  }
+  explicit ContextScope(int device);
+  ~ContextScope();
   ContextScope(const ContextScope&) = delete;
   ContextScope& operator=(const ContextScope&) = delete;
   rmmjs_status status() const { return status_; }
 
  private:
   void* saved_ = nullptr;
-  rmmjs_status status_;
+  int outer_device_;
+  bool nested_;
+  rmmjs_status status_ = RMMJS_OK;
 };
 
 }  // namespace rmmjs
