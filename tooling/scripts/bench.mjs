@@ -83,7 +83,8 @@ for (const [name, make, pairIterations, steps] of resources) {
   if (gpu) {
     const pinned = new core.PinnedHostMemoryResource();
     const staging = new core.DeviceBuffer({ size, mr: pinned });
-    record('copies', `pinned->device ${size / MiB} MiB`, gbps(() => buffer.copyFromDevice(staging)), 'GB/s');
+    record('copies', `pinned->device ${size / MiB} MiB`, gbps(() => { buffer.copyFromDevice(staging); buffer.stream.synchronize(); }), 'GB/s');
+    record('copies', `device->pinned ${size / MiB} MiB`, gbps(() => { staging.copyFromDevice(buffer); staging.stream.synchronize(); }), 'GB/s');
     staging.free();
     pinned[Symbol.dispose]();
   }
@@ -101,6 +102,27 @@ if (gpu && !args.includes('--no-peers')) {
   } else {
     console.log(`peers: not measured (${(run.stderr || run.error?.message || '').trim().split('\n').pop()})`);
   }
+}
+
+// Targets that are ratios to peers measured in this run (see the issues).
+const value = (group, name) => rows.find((r) => r.group === group && r.name.startsWith(name))?.value;
+const peer = (name) => results.peers?.[name];
+const targets = [
+  ['Cuda pair / cuMemAlloc loop', value('CudaMemoryResource', 'pair 1 MiB from JS'), value('CudaMemoryResource', 'pair 1 MiB: cuMemAlloc'), '<=', 1.05],
+  ['CudaAsync pair / pool C++ loop', value('CudaAsyncMemoryResource', 'pair 1 MiB from JS'), value('CudaAsyncMemoryResource', 'pair 1 MiB: cuMemAllocFromPoolAsync'), '<=', 1.1],
+  ['pageable host->device / CuPy', value('copies', 'host->device'), peer('cupy host->device pageable GB/s'), '>=', 2],
+  ['pageable device->host / CuPy', value('copies', 'device->host'), peer('cupy device->host pageable GB/s'), '>=', 1.5],
+  ['pinned->device / CuPy pinned', value('copies', 'pinned->device'), peer('cupy host->device pinned GB/s'), '>=', 0.9],
+  ['device->pinned / CuPy pinned', value('copies', 'device->pinned'), peer('cupy device->host pinned GB/s'), '>=', 0.9],
+];
+results.targets = [];
+console.log('\ntargets (ratios measured in this run)');
+for (const [name, ours, theirs, op, target] of targets) {
+  if (ours === undefined || theirs === undefined) continue;
+  const ratio = ours / theirs;
+  const met = op === '<=' ? ratio <= target : ratio >= target;
+  results.targets.push({ name, ratio, op, target, met });
+  console.log(`${name.padEnd(40)} ${ratio.toFixed(3).padStart(8)}  target ${op} ${target}  ${met ? 'met' : 'MISSED'}`);
 }
 
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));

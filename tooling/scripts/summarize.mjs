@@ -15,10 +15,13 @@ export function summarize(backends) {
       let counts;
       if (existsSync(file)) {
         const report = JSON.parse(readFileSync(file, 'utf8'));
+        // A file that failed to load ran no tests: count it as one failure.
+        const brokenFiles = (report.testResults ?? []).filter(
+          (file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0,
+        ).length;
         counts = {
           passed: report.numPassedTests ?? 0,
-          // A suite that failed to load has failed files but may report no failed tests.
-          failed: Math.max(report.numFailedTests ?? 0, report.numFailedTestSuites ?? 0),
+          failed: (report.numFailedTests ?? 0) + brokenFiles,
           skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
         };
       } else {

@@ -1,15 +1,17 @@
 // Runs every package's suite against the real CUDA driver, one test file at a time, with
 // nothing but Node and the installed node_modules (no pnpm, no turbo), then prints the summed
-// line. Used on a GPU machine: `node tooling/scripts/test-gpu.mjs [package-name-filter]`.
+// line. Used on a GPU machine: `node tooling/scripts/test-gpu.mjs [name,name,...]` (packages
+// whose name contains one of the names; all by default).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { printSummary, summarize } from './summarize.mjs';
 import { root, testedPackages } from './workspace.mjs';
 
-const filter = process.argv[2];
+const filter = process.argv[2]?.split(',');
+const selected = (name) => !filter || filter.some((part) => name.includes(part));
 const runner = join(root, 'tooling', 'test-helpers', 'bin', 'rmmjs-test.js');
 for (const pkg of testedPackages()) {
-  if (filter && !pkg.name.includes(filter)) continue;
+  if (!selected(pkg.name)) continue;
   console.log(`\n=== ${pkg.name} (gpu)`);
   spawnSync(process.execPath, [runner], {
     cwd: pkg.dir,
@@ -17,12 +19,12 @@ for (const pkg of testedPackages()) {
     env: { ...process.env, RMMJS_TEST_BACKENDS: 'gpu' },
   });
 }
-const summary = filter ? only(summarize(['gpu']), filter) : summarize(['gpu']);
+const summary = only(summarize(['gpu']));
 printSummary(summary);
 process.exit(summary.totals.failed > 0 ? 1 : 0);
 
-function only({ rows }, text) {
-  const kept = rows.filter((r) => r.package.includes(text));
+function only({ rows }) {
+  const kept = rows.filter((r) => selected(r.package));
   const totals = { passed: 0, failed: 0, skipped: 0 };
   for (const r of kept) for (const key of Object.keys(totals)) totals[key] += r[key];
   return { rows: kept, totals };

@@ -6,7 +6,7 @@ import {
   getCurrentDeviceResource,
 } from '@rmmjs/core';
 import { native } from '@rmmjs/core/internal';
-import { expectBytes, pattern, rejected, thrown } from '@rmmjs/test-helpers';
+import { expectBytes, onGpu, pattern, rejected, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { availableCases } from './resource-table.js';
 
@@ -314,5 +314,35 @@ describe.each(availableCases())('DeviceBuffer over $name', ({ make }) => {
     copy.free();
     buffer.free();
     mr[Symbol.dispose]();
+  });
+});
+
+describe('large host copies (staged through pinned buffers on a GPU)', () => {
+  const size = (40 << 20) + 12345; // several 4 MiB chunks and a partial one
+
+  it('round-trip synchronously and asynchronously', async () => {
+    const bytes = pattern(size, 21);
+    const buffer = track(new DeviceBuffer({ data: bytes }));
+    expectBytes(buffer.toBytes(), bytes);
+    const other = pattern(size, 22);
+    await buffer.copyFromHostAsync(other);
+    expectBytes(await buffer.copyToHostAsync(), other);
+    const offsetView = new Uint8Array(other.buffer, 1, size - 1);
+    buffer.copyFromHost(offsetView);
+    expectBytes(buffer.toBytes().subarray(0, size - 1), offsetView);
+  });
+
+  it('the event loop keeps running during a long asynchronous copy', async () => {
+    const big = (onGpu() ? 1024 : 64) << 20;
+    const buffer = track(new DeviceBuffer({ size: big }));
+    const target = new Uint8Array(big);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const copying = buffer.copyToHostAsync(target);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const ticksWhileCopying = ticks;
+    await copying;
+    clearInterval(timer);
+    expect(ticksWhileCopying).toBeGreaterThan(0);
   });
 });

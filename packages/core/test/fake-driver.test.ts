@@ -193,16 +193,16 @@ describe.runIf(onFake())('on the fake driver', () => {
     expect(thrown(() => new SamHeadroomMemoryResource(0)).code).toBe('ERR_RMM_LOGIC');
   });
 
-  it('managed memory prefetch really records a location', () => {
-    const mr = new ManagedMemoryResource();
-    const buffer = new DeviceBuffer({ size: 4096, mr });
-    expect(cuda.lastPrefetchLocation(buffer.ptr, buffer.size)).toBe(-2);
-    buffer.prefetch();
-    expect(cuda.lastPrefetchLocation(buffer.ptr, buffer.size)).toBe(0);
-    buffer.prefetch(1);
-    expect(cuda.lastPrefetchLocation(buffer.ptr, buffer.size)).toBe(1);
-    buffer.prefetch(-1);
-    expect(cuda.lastPrefetchLocation(buffer.ptr, buffer.size)).toBe(-1);
+  it('a failure in a staged (large) copy is a CudaError and the next one works', () => {
+    const size = 24 << 20;
+    const buffer = new DeviceBuffer({ size });
+    buffer.copyFromHost(pattern(size, 6));
+    // The first staged copy made the pinned staging buffers, which stay for the process.
+    liveBefore = fakeCuda.stats().liveAllocations - 1;
+    fakeCuda.failNext('cuMemcpyAsync', 2, CUDA_ERROR_INVALID_VALUE);
+    expect(thrown(() => buffer.copyFromHost(pattern(size, 7))).cudaErrorName).toBe('CUDA_ERROR_INVALID_VALUE');
+    buffer.copyFromHost(pattern(size, 8));
+    expectBytes(buffer.toBytes(), pattern(size, 8));
     buffer.free();
   });
 });

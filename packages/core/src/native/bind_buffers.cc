@@ -116,7 +116,7 @@ Napi::Value CopyFromHostJs(const Napi::CallbackInfo& info) {
   size_t length = 0;
   HostArg(env, info[1], &data, &length);
   if (length > buffer->size()) js::ThrowTypeError(env, "source larger than the buffer");
-  js::Check(env, buffer->CopyFromHost(data, length, StreamHandleArg(env, info[2])));
+  js::Check(env, buffer->CopyFromHost(data, length, StreamArg(env, info[2])));
   return env.Undefined();
 }
 
@@ -127,7 +127,7 @@ Napi::Value CopyToHostJs(const Napi::CallbackInfo& info) {
   size_t length = 0;
   HostArg(env, info[1], &data, &length);
   if (length < buffer->size()) js::ThrowTypeError(env, "target smaller than the buffer");
-  js::Check(env, buffer->CopyToHost(data, buffer->size(), StreamHandleArg(env, info[2])));
+  js::Check(env, buffer->CopyToHost(data, buffer->size(), StreamArg(env, info[2])));
   return env.Undefined();
 }
 
@@ -137,7 +137,7 @@ Napi::Value CopyFromDeviceJs(const Napi::CallbackInfo& info) {
   auto* src = reinterpret_cast<const void*>(PointerArg(env, info[1], "ptr"));
   size_t bytes = SizeArg(env, info[2], "nbytes");
   if (bytes > buffer->size()) js::ThrowTypeError(env, "source larger than the buffer");
-  js::Check(env, buffer->CopyFromDevice(src, bytes, StreamHandleArg(env, info[3])));
+  js::Check(env, buffer->CopyFromDevice(src, bytes, StreamArg(env, info[3])));
   return env.Undefined();
 }
 
@@ -145,7 +145,7 @@ Napi::Value PrefetchJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   DeviceBuffer* buffer = BufferArg(env, info[0]);
   int device = IntArg(env, info[1], "device");
-  js::Check(env, buffer->Prefetch(device, StreamHandleArg(env, info[2])));
+  js::Check(env, buffer->Prefetch(device, StreamArg(env, info[2])));
   return env.Undefined();
 }
 
@@ -188,18 +188,22 @@ class HostCopyWorker : public PromiseWorker {
     keep_alive_.Value().Set(0u, info[0]);
     keep_alive_.Value().Set(1u, info[2]);
     keep_alive_.Value().Set(2u, info[3]);
+    stream_->Retain();  // a Stream disposed while the copy runs stays alive for it
     buffer->BeginAsync();
   }
 
  protected:
   rmmjs_status Run() override {
     DeviceBuffer* buffer = handle_->buffer;
-    return direction_ == Direction::kToHost ? buffer->CopyToHost(host_data_, bytes_, stream_->handle())
-                                            : buffer->CopyFromHost(host_data_, bytes_, stream_->handle());
+    return direction_ == Direction::kToHost ? buffer->CopyToHost(host_data_, bytes_, stream_)
+                                            : buffer->CopyFromHost(host_data_, bytes_, stream_);
   }
   Napi::Value Result(Napi::Env) override { return keep_alive_.Value().Get(1u); }
   // Completes a free() that came while the copy ran.
-  void Finish() override { EndAsync(handle_); }
+  void Finish() override {
+    stream_->Release();
+    EndAsync(handle_);
+  }
 
  private:
   Direction direction_;

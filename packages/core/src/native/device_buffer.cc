@@ -8,6 +8,7 @@
 #include "logger.h"
 #include "memory_ops.h"
 #include "resource.h"
+#include "staged_copy.h"
 
 namespace rmmjs {
 
@@ -31,7 +32,7 @@ rmmjs_status DeviceBuffer::Create(rmmjs_resource* mr, StreamObject* stream, size
   if (status == RMMJS_OK) status = Allocate(mr, size, stream->handle(), &buffer->data_);
   if (status == RMMJS_OK) {
     buffer->size_ = buffer->capacity_ = size;
-    if (host_data != nullptr) status = buffer->CopyFromHost(host_data, size, stream->handle());
+    if (host_data != nullptr) status = buffer->CopyFromHost(host_data, size, stream);
   }
   if (status != RMMJS_OK) {
     buffer->Free();  // keeps the first error: a failed allocation left nothing to free
@@ -119,33 +120,39 @@ rmmjs_status DeviceBuffer::Reserve(size_t new_capacity, StreamObject* stream) {
   return RMMJS_OK;
 }
 
-rmmjs_status DeviceBuffer::CopyFromHost(const void* src, size_t bytes, rmmjs_stream stream) {
+rmmjs_status DeviceBuffer::CopyFromHost(const void* src, size_t bytes, const StreamObject* stream) {
   if (bytes == 0) return RMMJS_OK;
-  ContextScope scope(device_);
+  int device = stream->ContextDevice(device_);
+  if (ShouldStage(src, bytes)) {
+    return StagedCopy(CopyDirection::kHostToDevice, data_, const_cast<void*>(src), bytes, stream->handle(), device);
+  }
+  ContextScope scope(device);
   RMMJS_TRY(scope.status());
-  RMMJS_TRY(MemcpyAsync(data_, src, bytes, stream));
-  return StreamSynchronizeOnDevice(stream, device_);
+  RMMJS_TRY(MemcpyAsync(data_, src, bytes, stream->handle()));
+  return StreamSynchronizeOnDevice(stream->handle(), device);
 }
 
-rmmjs_status DeviceBuffer::CopyToHost(void* dst, size_t bytes, rmmjs_stream stream) {
+rmmjs_status DeviceBuffer::CopyToHost(void* dst, size_t bytes, const StreamObject* stream) {
   if (bytes == 0) return RMMJS_OK;
-  ContextScope scope(device_);
+  int device = stream->ContextDevice(device_);
+  if (ShouldStage(dst, bytes)) return StagedCopy(CopyDirection::kDeviceToHost, data_, dst, bytes, stream->handle(), device);
+  ContextScope scope(device);
   RMMJS_TRY(scope.status());
-  RMMJS_TRY(MemcpyAsync(dst, data_, bytes, stream));
-  return StreamSynchronizeOnDevice(stream, device_);
+  RMMJS_TRY(MemcpyAsync(dst, data_, bytes, stream->handle()));
+  return StreamSynchronizeOnDevice(stream->handle(), device);
 }
 
-rmmjs_status DeviceBuffer::CopyFromDevice(const void* src, size_t bytes, rmmjs_stream stream) {
+rmmjs_status DeviceBuffer::CopyFromDevice(const void* src, size_t bytes, const StreamObject* stream) {
   if (bytes == 0) return RMMJS_OK;
-  ContextScope scope(device_);
+  ContextScope scope(stream->ContextDevice(device_));
   RMMJS_TRY(scope.status());
-  return MemcpyAsync(data_, src, bytes, stream);
+  return MemcpyAsync(data_, src, bytes, stream->handle());
 }
 
 rmmjs_status DeviceBuffer::Copy(DeviceBuffer** out) {
   DeviceBuffer* copy = nullptr;
   RMMJS_TRY(Create(mr_, stream_, size_, nullptr, &copy));
-  rmmjs_status status = copy->CopyFromDevice(data_, size_, stream_->handle());
+  rmmjs_status status = copy->CopyFromDevice(data_, size_, stream_);
   if (status != RMMJS_OK) {
     delete copy;
     return status;
@@ -154,10 +161,10 @@ rmmjs_status DeviceBuffer::Copy(DeviceBuffer** out) {
   return RMMJS_OK;
 }
 
-rmmjs_status DeviceBuffer::Prefetch(int device, rmmjs_stream stream) {
-  ContextScope scope(device_);
+rmmjs_status DeviceBuffer::Prefetch(int device, const StreamObject* stream) {
+  ContextScope scope(stream->ContextDevice(device_));
   RMMJS_TRY(scope.status());
-  return rmmjs::Prefetch(data_, size_, device, stream);
+  return rmmjs::Prefetch(data_, size_, device, stream->handle());
 }
 
 }  // namespace rmmjs

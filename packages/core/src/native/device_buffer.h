@@ -34,14 +34,15 @@ class DeviceBuffer {
   rmmjs_status Resize(size_t new_size, StreamObject* stream);
   rmmjs_status Reserve(size_t new_capacity, StreamObject* stream);
 
+  // Copies are issued in the stream's context (the buffer's for the default streams).
   // Synchronous host copies (they wait for the stream: the host memory belongs to JavaScript).
-  rmmjs_status CopyFromHost(const void* src, size_t bytes, rmmjs_stream stream);
-  rmmjs_status CopyToHost(void* dst, size_t bytes, rmmjs_stream stream);
+  rmmjs_status CopyFromHost(const void* src, size_t bytes, const StreamObject* stream);
+  rmmjs_status CopyToHost(void* dst, size_t bytes, const StreamObject* stream);
   // Stream-ordered copy from any device address.
-  rmmjs_status CopyFromDevice(const void* src, size_t bytes, rmmjs_stream stream);
+  rmmjs_status CopyFromDevice(const void* src, size_t bytes, const StreamObject* stream);
   // A deep copy on the same resource and stream.
   rmmjs_status Copy(DeviceBuffer** out);
-  rmmjs_status Prefetch(int device, rmmjs_stream stream);
+  rmmjs_status Prefetch(int device, const StreamObject* stream);
 
   // Asynchronous copies pin the buffer: Free waits for them, Resize/Reserve refuse.
   void BeginAsync() { ++pending_async_; }

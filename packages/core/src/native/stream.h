@@ -21,6 +21,9 @@ class StreamObject {
   void Release();
 
   rmmjs_stream handle() const { return handle_; }
+  // The device whose context work on this stream must be issued in: its own, or `fallback`
+  // (the caller's device) for the default streams, which belong to whichever context is current.
+  int ContextDevice(int fallback) const { return handle_ <= 2 ? fallback : device_; }
   int device() const { return device_; }
   bool owned() const { return owned_; }
   int priority() const { return priority_; }

@@ -1,0 +1,12 @@
+// A small fixed pool of threads that runs fn(0..count-1) in parallel, the caller taking part.
+#pragma once
+
+#include <functional>
+
+namespace rmmjs {
+
+// Runs fn(i) for every i in [0, count) on up to `count` threads (the calling thread included)
+// and returns when all have finished.
+void ParallelFor(int count, const std::function<void(int)>& fn);
+
+}  // namespace rmmjs
