@@ -127,7 +127,7 @@ extern "C" rmmjs_CUresult cuMemcpyAsync(rmmjs_CUdeviceptr destination, rmmjs_CUd
   Entry call(Symbol::cuMemcpyAsync);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
-  if (int result = state.CheckStream(stream)) return result;
+  if (int result = state.CheckStreamInCurrentContext(stream)) return result;
   if (bytes == 0) return kSuccess;
   if (destination == 0 || source == 0 || state.CheckRange(destination, bytes) != kSuccess ||
       state.CheckRange(source, bytes) != kSuccess) {
@@ -143,7 +143,7 @@ extern "C" rmmjs_CUresult cuMemsetD8Async(rmmjs_CUdeviceptr destination, unsigne
   Entry call(Symbol::cuMemsetD8Async);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
-  if (int result = state.CheckStream(stream)) return result;
+  if (int result = state.CheckStreamInCurrentContext(stream)) return result;
   if (bytes == 0) return kSuccess;
   if (destination == 0 || state.CheckRange(destination, bytes) != kSuccess) return kInvalidValue;
   std::memset(reinterpret_cast<void*>(destination), value, bytes);

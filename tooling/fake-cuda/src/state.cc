@@ -142,6 +142,12 @@ int State::CheckStream(rmmjs_CUstream stream) const {
   return live_streams.count(stream) != 0 ? kSuccess : kInvalidHandle;
 }
 
+int State::CheckStreamInCurrentContext(rmmjs_CUstream stream) const {
+  if (int result = CheckStream(stream)) return result;
+  if (reinterpret_cast<uintptr_t>(stream) <= 2) return kSuccess;
+  return CurrentContext() != nullptr && stream->device == CurrentDevice() ? kSuccess : kInvalidValue;
+}
+
 int State::CheckEvent(rmmjs_CUevent event) const {
   return live_events.count(event) != 0 ? kSuccess : kInvalidHandle;
 }

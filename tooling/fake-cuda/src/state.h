@@ -122,6 +122,9 @@ struct State {
   int Attribute(int device, int attribute) const;
   // kSuccess, or what a function given this stream must return.
   int CheckStream(rmmjs_CUstream stream) const;
+  // For calls that queue work: the stream must also belong to the current context (the real
+  // driver answers CUDA_ERROR_INVALID_VALUE to a copy on another device's stream).
+  int CheckStreamInCurrentContext(rmmjs_CUstream stream) const;
   int CheckEvent(rmmjs_CUevent event) const;
   // A default pool or a created pool not yet destroyed.
   bool ValidPool(const CUmemPoolHandle_st* pool) const;
