@@ -202,7 +202,9 @@ export class DeviceBuffer implements Disposable {
   }
 
   /** Copies the buffer to `target` (returned), or to a new Uint8Array. */
-  copyToHost<T extends HostBytes = Uint8Array>(target?: T, stream?: Stream): T {
+  copyToHost(target?: undefined, stream?: Stream): Uint8Array;
+  copyToHost<T extends HostBytes>(target: T, stream?: Stream): T;
+  copyToHost<T extends HostBytes>(target?: T, stream?: Stream): T {
     const streamNative = streamArg(stream);
     const out = (target ?? new Uint8Array(this.size)) as T;
     this.#checkTargetFits(byteLength(out, 'target'));
@@ -212,11 +214,13 @@ export class DeviceBuffer implements Disposable {
 
   /** The contents as a new Uint8Array. */
   toBytes(stream?: Stream): Uint8Array {
-    return this.copyToHost<Uint8Array>(undefined, stream);
+    return this.copyToHost(undefined, stream);
   }
 
   /** copyToHost without blocking the event loop. */
-  async copyToHostAsync<T extends HostBytes = Uint8Array>(target?: T, stream?: Stream): Promise<T> {
+  copyToHostAsync(target?: undefined, stream?: Stream): Promise<Uint8Array>;
+  copyToHostAsync<T extends HostBytes>(target: T, stream?: Stream): Promise<T>;
+  async copyToHostAsync<T extends HostBytes>(target?: T, stream?: Stream): Promise<T> {
     const streamNative = streamArg(stream);
     const out = (target ?? new Uint8Array(this.size)) as T;
     this.#checkTargetFits(byteLength(out, 'target'));

@@ -47,9 +47,9 @@ describe('DeviceBuffer', () => {
     const views: (ArrayBufferView | ArrayBuffer)[] = [
       bytes,
       Buffer.from(bytes),
-      new DataView(bytes.buffer.slice(0)),
-      new Uint32Array(bytes.buffer.slice(0)),
-      bytes.buffer.slice(0),
+      new DataView(bytes.slice().buffer),
+      new Uint32Array(bytes.slice().buffer),
+      bytes.slice().buffer,
     ];
     for (const view of views) {
       const buffer = track(new DeviceBuffer({ data: view }));
