@@ -14,6 +14,7 @@
 #ifndef RMMJS_RESOURCE_HPP
 #define RMMJS_RESOURCE_HPP
 
+#include <exception>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -92,12 +93,20 @@ bool IsA(const rmmjs_resource* mr) {
   return mr != nullptr && mr->ops == OpsOf<T>();
 }
 
-// Creates a resource with refcount 1 in *out, or returns the failure (nothing leaks).
+// Creates a resource with refcount 1 in *out, or returns the failure (nothing leaks). A
+// constructor that throws becomes an error status (std::bad_alloc: out of memory), never an
+// exception across the addon boundary.
 template <class T, class... Args>
 rmmjs_status NewResource(int32_t device, uint32_t flags, rmmjs_resource** out, Args&&... args) {
   const rmmjs_core_api* api = CoreApi();
-  auto* box = new (std::nothrow) ResourceBox<T>(std::forward<Args>(args)...);
-  if (box == nullptr) return api->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, "out of host memory");
+  ResourceBox<T>* box = nullptr;
+  try {
+    box = new ResourceBox<T>(std::forward<Args>(args)...);
+  } catch (const std::bad_alloc&) {
+    return api->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, "out of host memory");
+  } catch (const std::exception& error) {
+    return api->set_error(RMMJS_ERR_LOGIC, 0, error.what());
+  }
   api->resource_init(&box->header, OpsOf<T>(), device, flags);
   if constexpr (detail::HasInit<T>::value) {
     rmmjs_status status = box->impl.Init(&box->header);

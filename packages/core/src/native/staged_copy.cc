@@ -1,7 +1,7 @@
 #include "staged_copy.h"
 
 #include <algorithm>
-#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -37,9 +37,14 @@ struct DeviceStager {
   bool created = false;
 };
 
+// Half the cores, 1 to 8; RMMJS_STAGING_LANES overrides (1 to 32).
 int LaneCount() {
+  if (const char* text = std::getenv("RMMJS_STAGING_LANES")) {
+    int lanes = std::atoi(text);
+    if (lanes >= 1 && lanes <= 32) return lanes;
+  }
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<int>(std::clamp(cores / 4, 1u, 4u));
+  return static_cast<int>(std::clamp(cores / 2, 1u, 8u));
 }
 
 #define RMMJS_CU(call, name)                                          \

@@ -1,8 +1,0 @@
-import { DeviceMemoryResource } from '../device-memory-resource.js';
-/**
- * Host memory from the C heap. On a GPU it needs pageable memory access (HMM or ATS) and
- * throws `ERR_RMM_LOGIC` without it; in host mode it is the default resource.
- */
-export declare class SystemMemoryResource extends DeviceMemoryResource {
-    constructor();
-}
