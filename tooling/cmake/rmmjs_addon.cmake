@@ -23,7 +23,9 @@ function(rmmjs_addon target)
     POSITION_INDEPENDENT_CODE ON)
   target_include_directories(${target} PRIVATE
     ${CMAKE_JS_INC} ${NODE_ADDON_API_DIR} ${RMMJS_CORE_INCLUDE} ${ARG_INCLUDES})
-  target_compile_definitions(${target} PRIVATE NAPI_VERSION=8 NAPI_CPP_EXCEPTIONS)
+  # A C++ exception thrown while the environment is terminating (worker.terminate()) would abort
+  # the process: node-addon-api drops it instead.
+  target_compile_definitions(${target} PRIVATE NAPI_VERSION=8 NAPI_CPP_EXCEPTIONS NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter -O2)
   target_link_libraries(${target} PRIVATE ${CMAKE_JS_LIB} ${CMAKE_DL_LIBS} pthread)
 endfunction()

@@ -96,6 +96,7 @@ export const enum Status {
   DriverNotFound = 7,
   NoDevice = 8,
   WrongThread = 9,
+  JsException = 10,
 }
 
 /**

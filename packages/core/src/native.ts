@@ -1,5 +1,5 @@
 /** The typed face of core's addon (src/native). Internal: packages use @rmmjs/core/internal. */
-import { makeError } from './errors.js';
+import { makeError, Status } from './errors.js';
 import { loadAddon } from './load-addon.js';
 
 /** A type-tagged napi_external holding one native reference. */
@@ -115,8 +115,27 @@ export type MakeErrorFn = (status: number, message: string, cudaCode: number, no
 
 export const native = loadAddon<NativeCore>(import.meta.url, '../build/Release/rmmjs_core.node', '@rmmjs/core');
 
+// The error a JavaScript callback threw inside a native chain, on its way to the caller.
+let heldException: { error: unknown } | undefined;
+
+/**
+ * Hands over the error a JavaScript callback threw inside a native allocation: the addon that
+ * ran the callback takes it out of its own Node-API environment (exceptions pending there are
+ * invisible to other addons), passes it here and returns RMMJS_ERR_JS_EXCEPTION; the binding at
+ * the top then throws this same object.
+ */
+export function holdJsException(error: unknown): void {
+  heldException = { error };
+}
+
 /** The error factory every addon receives (see include/rmmjs/napi.hpp). */
-export const makeNativeError: MakeErrorFn = (status, message, cudaCode, nodeCode) =>
-  makeError(status, message, cudaCode, nodeCode, (code) => native.errorName(code));
+export const makeNativeError: MakeErrorFn = (status, message, cudaCode, nodeCode) => {
+  if (status === Status.JsException && heldException !== undefined) {
+    const { error } = heldException;
+    heldException = undefined;
+    return error as Error;
+  }
+  return makeError(status, message, cudaCode, nodeCode, (code) => native.errorName(code));
+};
 
 native.init(makeNativeError);

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { DeviceMemoryResource, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
+import { DEFAULT_STREAM, DeviceMemoryResource, Stream, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { native, resourceHandle } from '@rmmjs/core/internal';
 import { describe, expect, it } from 'vitest';
 import { availableCases } from './resource-table.js';
@@ -10,6 +10,7 @@ interface Consumer {
   roundTripWith(handle: unknown, nbytes: number): boolean;
   typeNameOfCurrent(): string;
   failingAllocation(nbytes: number): [number, string];
+  streamId(handle: bigint): bigint;
 }
 
 const consumer = createRequire(import.meta.url)('../build/Release/rmmjs_test_consumer.node') as Consumer;
@@ -17,7 +18,7 @@ const consumer = createRequire(import.meta.url)('../build/Release/rmmjs_test_con
 describe('the C ABI, used by a plain C addon', () => {
   it('accepts core API table 1.x', () => {
     expect(consumer.init(native.coreApi)).toBe(native.abiVersion);
-    expect(native.abiVersion).toMatch(/^1\.\d+$/);
+    expect(native.abiVersion).toBe('1.1');
   });
 
   it('allocates through the current device resource', () => {
@@ -33,6 +34,17 @@ describe('the C ABI, used by a plain C addon', () => {
     expect(consumer.roundTripCurrent(3000)).toBe(true);
     setCurrentDeviceResource(previous);
     mr[Symbol.dispose]();
+  });
+
+  it('stream ids tell streams apart, also where a handle could be reused', () => {
+    const a = new Stream();
+    const b = new Stream();
+    const idA = consumer.streamId(a.handle);
+    expect(consumer.streamId(a.handle)).toBe(idA);
+    expect(consumer.streamId(b.handle)).not.toBe(idA);
+    expect(consumer.streamId(DEFAULT_STREAM.handle)).toBe(consumer.streamId(DEFAULT_STREAM.handle));
+    a[Symbol.dispose]();
+    b[Symbol.dispose]();
   });
 
   it('sees failures as status codes with a message', () => {

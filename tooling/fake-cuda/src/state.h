@@ -22,6 +22,7 @@ struct CUstream_st {
   int device;
   unsigned flags;
   int priority;
+  unsigned long long id;  // cuStreamGetId: never reused
 };
 struct CUevent_st {
   int device;
@@ -109,6 +110,7 @@ struct State {
   // Handle objects are never freed, so no later handle reuses a destroyed one's address and
   // use after destroy is always caught. The live sets say which are valid.
   std::vector<std::unique_ptr<CUstream_st>> all_streams;
+  unsigned long long next_stream_id = 1000;
   std::set<const CUstream_st*> live_streams;
   std::vector<std::unique_ptr<CUevent_st>> all_events;
   std::set<const CUevent_st*> live_events;

@@ -1,5 +1,6 @@
 // Streams and events. Work completes as soon as it is issued, so every query says "done".
 #include <algorithm>
+#include <map>
 
 #include "state.h"
 
@@ -26,7 +27,7 @@ extern "C" rmmjs_CUresult cuStreamCreateWithPriority(rmmjs_CUstream* stream, uns
   // Out-of-range priorities are clamped, as in the driver (lower numbers are higher priority).
   int clamped = std::clamp(priority, kStreamPriorityGreatest, kStreamPriorityLeast);
   State& state = call.state();
-  state.all_streams.emplace_back(new CUstream_st{CurrentDevice(), flags, clamped});
+  state.all_streams.emplace_back(new CUstream_st{CurrentDevice(), flags, clamped, state.next_stream_id++});
   *stream = state.all_streams.back().get();
   state.live_streams.insert(*stream);
   return kSuccess;
@@ -49,6 +50,28 @@ extern "C" rmmjs_CUresult cuStreamQuery(rmmjs_CUstream stream) {
   Entry call(Symbol::cuStreamQuery);
   if (call.status() != kSuccess) return call.status();
   return call.state().CheckStream(stream);
+}
+
+// Ids: the legacy stream of device d is 2d+1; a thread's per-thread stream of a device gets the
+// next id the first time it is asked for; created streams got theirs at creation.
+extern "C" rmmjs_CUresult cuStreamGetId(rmmjs_CUstream stream, unsigned long long* id) {
+  Entry call(Symbol::cuStreamGetId);
+  if (call.status() != kSuccess) return call.status();
+  State& state = call.state();
+  if (int result = state.CheckStream(stream)) return result;
+  if (id == nullptr) return kInvalidValue;
+  uintptr_t handle = reinterpret_cast<uintptr_t>(stream);
+  if (handle == 2) {
+    thread_local std::map<int, unsigned long long> per_thread;
+    auto found = per_thread.find(CurrentDevice());
+    if (found == per_thread.end()) found = per_thread.emplace(CurrentDevice(), state.next_stream_id++).first;
+    *id = found->second;
+  } else if (handle <= 1) {
+    *id = 2ull * CurrentDevice() + 1;
+  } else {
+    *id = stream->id;
+  }
+  return kSuccess;
 }
 
 extern "C" rmmjs_CUresult cuStreamWaitEvent(rmmjs_CUstream stream, rmmjs_CUevent event,

@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 #define RMMJS_ABI_MAJOR 1
-#define RMMJS_ABI_MINOR 0
+#define RMMJS_ABI_MINOR 1
 
 /* Every allocation a resource hands out is aligned to this many bytes. */
 #define RMMJS_ALLOCATION_ALIGNMENT 256
@@ -39,8 +39,10 @@ typedef enum rmmjs_status {
   RMMJS_ERR_DRIVER_NOT_FOUND = 7,  /* CudaError, ERR_CUDA_DRIVER_NOT_FOUND */
   RMMJS_ERR_NO_DEVICE = 8,         /* CudaError, ERR_CUDA_NO_DEVICE */
   RMMJS_ERR_WRONG_THREAD = 9,      /* RMMError, ERR_RMM_WRONG_THREAD: JS callback from a foreign thread */
-  /* A JavaScript exception is pending in the calling isolate (a JS callback threw inside a
-   * native chain). Propagate the status unchanged; the top-level binding rethrows nothing. */
+  /* A JavaScript callback threw inside a native chain. The addon that called it took the error
+   * (napi_get_and_clear_last_exception: Node-API keeps pending exceptions per addon) and handed
+   * it to core's holdJsException (from '@rmmjs/core/internal'); propagate the status unchanged
+   * and the top-level binding throws that same error object. */
   RMMJS_ERR_JS_EXCEPTION = 10
 } rmmjs_status;
 
@@ -55,6 +57,10 @@ typedef struct rmmjs_resource rmmjs_resource;
 /* Resource flags */
 #define RMMJS_RESOURCE_DEVICE_ACCESSIBLE 0x1u
 #define RMMJS_RESOURCE_HOST_ACCESSIBLE 0x2u
+/* Allocation may run JavaScript (a callback resource, or an adaptor over one): callers keep the
+ * resource alive across the call, since the JavaScript could drop the last reference. Adaptors
+ * pass on their upstreams' flags. */
+#define RMMJS_RESOURCE_CALLS_JS 0x4u
 
 typedef struct rmmjs_resource_ops {
   size_t size;            /* sizeof(rmmjs_resource_ops) the implementation was built with */
@@ -157,6 +163,11 @@ typedef struct rmmjs_core_api {
   int (*should_log)(rmmjs_log_level level);
   void (*log)(rmmjs_log_level level, const char* message);
   void (*log_flush)(void);
+
+  /* --- ABI 1.1 --- */
+  /* A process-unique id of the stream (cuStreamGetId): a destroyed stream's handle can be reused
+   * by a new stream, its id cannot. Key per-stream state by it. Host mode: the handle. */
+  rmmjs_status (*stream_id)(rmmjs_stream stream, uint64_t* id);
 } rmmjs_core_api;
 
 #ifdef __cplusplus

@@ -117,6 +117,7 @@ enum {
   X(cuStreamDestroy, "cuStreamDestroy_v2", rmmjs_CUresult, (rmmjs_CUstream))                    \
   X(cuStreamSynchronize, "cuStreamSynchronize", rmmjs_CUresult, (rmmjs_CUstream))               \
   X(cuStreamQuery, "cuStreamQuery", rmmjs_CUresult, (rmmjs_CUstream))                           \
+  X(cuStreamGetId, "cuStreamGetId", rmmjs_CUresult, (rmmjs_CUstream, unsigned long long*))       \
   X(cuStreamWaitEvent, "cuStreamWaitEvent", rmmjs_CUresult,                                     \
     (rmmjs_CUstream, rmmjs_CUevent, unsigned int))                                              \
   X(cuLaunchHostFunc, "cuLaunchHostFunc", rmmjs_CUresult,                                       \

@@ -18,6 +18,23 @@ int DeviceOrCurrent(Napi::Env env, const Napi::Value& value) {
   return device;
 }
 
+// Holds a reference for the duration of a call into a resource that may run JavaScript (which
+// could dispose the resource's last handle); free for every other resource.
+class JsSafeReference {
+ public:
+  explicit JsSafeReference(rmmjs_resource* mr) : mr_((mr->flags & RMMJS_RESOURCE_CALLS_JS) ? mr : nullptr) {
+    if (mr_ != nullptr) Retain(mr_);
+  }
+  ~JsSafeReference() {
+    if (mr_ != nullptr) Release(mr_);
+  }
+  JsSafeReference(const JsSafeReference&) = delete;
+  JsSafeReference& operator=(const JsSafeReference&) = delete;
+
+ private:
+  rmmjs_resource* mr_;
+};
+
 // The hot path in plain Node-API (no node-addon-api wrapper): allocate(mr, nbytes[, stream]).
 // The stream is omitted for the default stream, so argc says whether there is one.
 napi_value AllocateJs(napi_env raw_env, napi_callback_info info) {
@@ -29,6 +46,7 @@ napi_value AllocateJs(napi_env raw_env, napi_callback_info info) {
     rmmjs_resource* mr = js::ResourceArg(env, argv[0], "mr", false);
     size_t bytes = SizeArg(env, argv[1], "nbytes");
     rmmjs_stream stream = argc > 2 ? StreamHandleArg(env, argv[2]) : kDefaultStream;
+    JsSafeReference keep(mr);
     ContextScope scope(mr->device);
     js::Check(env, scope.status());
     void* ptr = nullptr;
@@ -53,6 +71,7 @@ napi_value DeallocateJs(napi_env raw_env, napi_callback_info info) {
     auto* ptr = reinterpret_cast<void*>(PointerArg(env, argv[1], "ptr"));
     size_t bytes = SizeArg(env, argv[2], "nbytes");
     rmmjs_stream stream = argc > 3 ? StreamHandleArg(env, argv[3]) : kDefaultStream;
+    JsSafeReference keep(mr);
     ContextScope scope(mr->device);
     js::Check(env, scope.status());
     js::Check(env, Deallocate(mr, ptr, bytes, stream));

@@ -83,6 +83,8 @@ rmmjs_core_api BuildTable() {
   api.should_log = [](rmmjs_log_level level) { return ShouldLog(level) ? 1 : 0; };
   api.log = [](rmmjs_log_level level, const char* message) { Log(level, message ? message : ""); };
   api.log_flush = FlushLog;
+
+  api.stream_id = StreamId;
   return api;
 }
 

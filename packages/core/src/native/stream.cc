@@ -70,6 +70,19 @@ rmmjs_status StreamSynchronize(rmmjs_stream stream) {
   return StreamSynchronizeOnDevice(stream, device);
 }
 
+rmmjs_status StreamId(rmmjs_stream stream, uint64_t* id) {
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr) {
+    *id = stream;
+    return RequireUsableDriver();
+  }
+  unsigned long long value = 0;
+  int result = api->cuStreamGetId(reinterpret_cast<rmmjs_CUstream>(stream), &value);
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuStreamGetId");
+  *id = value;
+  return RMMJS_OK;
+}
+
 rmmjs_status EventCreate(rmmjs_event* out) {
   const rmmjs_driver_api* api = DriverApi();
   if (api == nullptr) {

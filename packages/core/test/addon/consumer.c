@@ -133,6 +133,22 @@ static napi_value failing_allocation(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* streamId(handle: bigint) -> bigint: api->stream_id */
+static napi_value stream_id(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  uint64_t handle = 0;
+  bool lossless = false;
+  if (!args(env, info, 1, argv) || napi_get_value_bigint_uint64(env, argv[0], &handle, &lossless) != napi_ok) {
+    napi_throw_type_error(env, NULL, "streamId(handle: bigint)");
+    return NULL;
+  }
+  uint64_t id = 0;
+  if (api->stream_id((rmmjs_stream)handle, &id) != RMMJS_OK) return fail(env, "stream_id");
+  napi_value result;
+  napi_create_bigint_uint64(env, id, &result);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor properties[] = {
       {"init", NULL, init, NULL, NULL, NULL, napi_default, NULL},
@@ -140,6 +156,7 @@ NAPI_MODULE_INIT() {
       {"roundTripWith", NULL, round_trip_with, NULL, NULL, NULL, napi_default, NULL},
       {"typeNameOfCurrent", NULL, type_name_of_current, NULL, NULL, NULL, napi_default, NULL},
       {"failingAllocation", NULL, failing_allocation, NULL, NULL, NULL, napi_default, NULL},
+      {"streamId", NULL, stream_id, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]), properties);
   return exports;
