@@ -2,7 +2,7 @@
  * For rmmjs's own packages (adaptors, logging, statistics, the umbrella): the pieces each
  * one needs to build its addon and classes on core. Not a public API.
  */
-export { native, makeNativeError, holdJsException } from './native.js';
+export { native, makeNativeError, holdJsException, heldJsException, takeHeldJsException } from './native.js';
 export type { NativeCore, ResourceHandle, StreamNative, BufferNative, CoreApi, MakeErrorFn } from './native.js';
 export { loadAddon } from './load-addon.js';
 export { resourceHandle, wrapResource, registerResourceClass } from './device-memory-resource.js';

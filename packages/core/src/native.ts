@@ -128,6 +128,18 @@ export function holdJsException(error: unknown): void {
   heldException = { error };
 }
 
+/** The held error (`{ error }`), or undefined when none is held. */
+export function heldJsException(): { error: unknown } | undefined {
+  return heldException;
+}
+
+/** Returns the held error and forgets it. */
+export function takeHeldJsException(): unknown {
+  const error = heldException?.error;
+  heldException = undefined;
+  return error;
+}
+
 /** The error factory every addon receives (see include/rmmjs/napi.hpp). */
 export const makeNativeError: MakeErrorFn = (status, message, cudaCode, nodeCode) => {
   if (status === Status.JsException && heldException !== undefined) {

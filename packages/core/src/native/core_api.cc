@@ -71,6 +71,10 @@ rmmjs_core_api BuildTable() {
     return MemGetInfo(device, free_bytes, total_bytes);
   };
   api.prefetch = [](void* ptr, size_t bytes, int32_t device, rmmjs_stream stream) {
+    int current = 0;
+    RMMJS_TRY(GetCurrentDevice(&current));
+    ContextScope scope(current);
+    RMMJS_TRY(scope.status());
     return Prefetch(ptr, bytes, device, stream);
   };
 

@@ -2,6 +2,8 @@
 
 #include <sys/sysinfo.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -84,14 +86,38 @@ bool IsManaged(const void* ptr) {
          managed != 0;
 }
 
+// Whether device (or the current one, for the host) can access managed memory concurrently
+// with the CPU; read once per device.
+bool ConcurrentManagedAccess(int device) {
+  static std::atomic<int>* cache = [] {
+    auto* values = new std::atomic<int>[std::max(1, Driver().device_count)];
+    for (int i = 0; i < std::max(1, Driver().device_count); i++) values[i] = -1;
+    return values;
+  }();
+  if (device < 0 && GetCurrentDevice(&device) != RMMJS_OK) return false;
+  int value = cache[device].load(std::memory_order_relaxed);
+  if (value < 0) {
+    value = 0;
+    DriverApi()->cuDeviceGetAttribute(&value, RMMJS_CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device);
+    cache[device].store(value, std::memory_order_relaxed);
+  }
+  return value != 0;
+}
+
+// As RMM's rmm::prefetch: nothing without concurrent managed access, and the driver's
+// CUDA_ERROR_INVALID_VALUE (memory it cannot prefetch: not managed) is not an error.
 rmmjs_status Prefetch(void* ptr, size_t bytes, int device, rmmjs_stream stream) {
-  if (bytes == 0 || !IsManaged(ptr)) return RMMJS_OK;
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr || bytes == 0 || ptr == nullptr) return RMMJS_OK;
   if (device != -1) RMMJS_TRY(ValidateDevice(device));
+  if (!ConcurrentManagedAccess(device)) return RMMJS_OK;
   rmmjs_CUmemLocation location{};
   location.type = device == -1 ? RMMJS_CU_MEM_LOCATION_TYPE_HOST : RMMJS_CU_MEM_LOCATION_TYPE_DEVICE;
   location.id = device == -1 ? 0 : device;
-  int result = DriverApi()->cuMemPrefetchAsync(DevicePtr(ptr), bytes, location, 0, Stream(stream));
-  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuMemPrefetchAsync_v2");
+  int result = api->cuMemPrefetchAsync(DevicePtr(ptr), bytes, location, 0, Stream(stream));
+  if (result != RMMJS_CUDA_SUCCESS && result != RMMJS_CUDA_ERROR_INVALID_VALUE) {
+    return CudaFailure(result, "cuMemPrefetchAsync_v2");
+  }
   return RMMJS_OK;
 }
 

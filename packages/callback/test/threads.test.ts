@@ -1,0 +1,207 @@
+// The callbacks run only on the JavaScript thread that created the resource; every other thread
+// gets ERR_RMM_WRONG_THREAD at once (no deadlock, no crash), also after that thread is gone.
+import { createRequire } from 'node:module';
+import { DeviceBuffer, RMMError, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
+import { resourceHandle } from '@rmmjs/core/internal';
+import { CallbackMemoryResource } from '@rmmjs/callback';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callbackAddonPath, callbackEntry, coreEntry, runNode, runWorker } from './support.js';
+
+interface Probes {
+  allocateOnNativeThread(mr: unknown, nbytes: number): [number, string];
+  allocateOnThreadPool(mr: unknown, nbytes: number): Promise<[number, string]>;
+}
+const probes = createRequire(import.meta.url)(callbackAddonPath) as Probes;
+
+const WRONG_THREAD = 9; // RMMJS_ERR_WRONG_THREAD
+const otherThread = (op: string) =>
+  `CallbackMemoryResource: the ${op} callback cannot run on this thread (it runs only on the JavaScript thread that created the resource)`;
+const exited = (op: string) =>
+  `CallbackMemoryResource: the ${op} callback cannot run: the JavaScript environment (thread) that created the resource has exited`;
+
+function counting() {
+  const base = getCurrentDeviceResource();
+  const calls: string[] = [];
+  const mr = new CallbackMemoryResource(
+    (nbytes, stream) => {
+      calls.push(`allocate ${nbytes}`);
+      return base.allocate(nbytes, stream);
+    },
+    (ptr, nbytes, stream) => {
+      calls.push(`deallocate ${nbytes}`);
+      base.deallocate(ptr, nbytes, stream);
+    },
+  );
+  return { calls, mr };
+}
+
+const previous = getCurrentDeviceResource();
+afterEach(() => {
+  setCurrentDeviceResource(previous);
+});
+
+describe.each([
+  ['does not import @rmmjs/callback', false, 'DeviceMemoryResource'],
+  ['imports @rmmjs/callback', true, 'CallbackMemoryResource'],
+])('a worker that %s and gets the resource from getCurrentDeviceResource()', (_, imports, className) => {
+  it('gets ERR_RMM_WRONG_THREAD from allocate, deallocate and DeviceBuffer, and no callback runs', async () => {
+    const { calls, mr } = counting();
+    setCurrentDeviceResource(mr);
+    const seen = await runWorker(`
+      if (${imports}) await import(${JSON.stringify(callbackEntry)});
+      const mr = core.getCurrentDeviceResource();
+      const failure = (fn) => {
+        try { fn(); return 'no error'; }
+        catch (e) { return [e instanceof core.RMMError, e.name, e.code, e.message]; }
+      };
+      return [
+        mr.constructor.name,
+        failure(() => mr.allocate(256)),
+        failure(() => mr.deallocate(4096n, 256)),
+        failure(() => new core.DeviceBuffer({ size: 256 })),
+      ];`);
+    expect(seen).toEqual([
+      className,
+      [true, 'RMMError', 'ERR_RMM_WRONG_THREAD', otherThread('allocate')],
+      [true, 'RMMError', 'ERR_RMM_WRONG_THREAD', otherThread('deallocate')],
+      [true, 'RMMError', 'ERR_RMM_WRONG_THREAD', otherThread('allocate')],
+    ]);
+    expect(calls).toEqual([]);
+    // Still fine on its own thread.
+    new DeviceBuffer({ size: 256 }).free();
+    expect(calls).toEqual(['allocate 256', 'deallocate 256']);
+  });
+});
+
+describe('threads that run no JavaScript', () => {
+  it('a native thread gets RMMJS_ERR_WRONG_THREAD', () => {
+    const { calls, mr } = counting();
+    expect(probes.allocateOnNativeThread(resourceHandle(mr, 'mr'), 1000)).toEqual([WRONG_THREAD, otherThread('allocate')]);
+    expect(calls).toEqual([]);
+  });
+
+  it('a thread-pool thread gets RMMJS_ERR_WRONG_THREAD', async () => {
+    const { calls, mr } = counting();
+    await expect(probes.allocateOnThreadPool(resourceHandle(mr, 'mr'), 1000)).resolves.toEqual([
+      WRONG_THREAD,
+      otherThread('allocate'),
+    ]);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('a resource created by a worker', () => {
+  it('works in that worker, and errors there reach its caller unchanged', async () => {
+    const seen = await runWorker(`
+      const { CallbackMemoryResource } = await import(${JSON.stringify(callbackEntry)});
+      const base = core.getCurrentDeviceResource();
+      const calls = [];
+      const mr = new CallbackMemoryResource(
+        (n, s) => { calls.push(n); return base.allocate(n, s); },
+        (p, n, s) => base.deallocate(p, n, s));
+      const buffer = new core.DeviceBuffer({ data: new Uint8Array([5, 6, 7]), mr });
+      const bytes = [...buffer.toBytes()];
+      buffer.free();
+      const error = new Error('from the worker');
+      const failing = new CallbackMemoryResource(() => { throw error; }, () => {});
+      let same = false;
+      try { new core.DeviceBuffer({ size: 10, mr: failing }); } catch (e) { same = e === error; }
+      return [calls, bytes, same];`);
+    expect(seen).toEqual([[3], [5, 6, 7], true]);
+  });
+
+  it('fails cleanly once the worker has exited', async () => {
+    await runWorker(`
+      const { CallbackMemoryResource } = await import(${JSON.stringify(callbackEntry)});
+      const base = core.getCurrentDeviceResource();
+      core.setCurrentDeviceResource(new CallbackMemoryResource(
+        (n, s) => base.allocate(n, s), (p, n, s) => base.deallocate(p, n, s)));
+      new core.DeviceBuffer({ size: 64 }).free();`);
+    const orphan = getCurrentDeviceResource();
+    expect(orphan).toBeInstanceOf(CallbackMemoryResource);
+    for (const [fn, op] of [
+      [() => orphan.allocate(64), 'allocate'],
+      [() => orphan.deallocate(4096n, 64), 'deallocate'],
+      [() => new DeviceBuffer({ size: 64 }), 'allocate'],
+    ] as const) {
+      let error: RMMError | undefined;
+      try {
+        fn();
+      } catch (caught) {
+        error = caught as RMMError;
+      }
+      expect(error).toBeInstanceOf(RMMError);
+      expect(error?.code).toBe('ERR_RMM_WRONG_THREAD');
+      expect(error?.message).toBe(exited(op));
+    }
+    expect(probes.allocateOnNativeThread(resourceHandle(orphan, 'mr'), 64)).toEqual([WRONG_THREAD, exited('allocate')]);
+    setCurrentDeviceResource(previous);
+    orphan[Symbol.dispose]();  // the last reference goes on this thread: nothing to release
+  });
+});
+
+describe('concurrency', () => {
+  it('four workers allocate through resources of their own at the same time', async () => {
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((seed) =>
+        runWorker(`
+          const { CallbackMemoryResource } = await import(${JSON.stringify(callbackEntry)});
+          const base = core.getCurrentDeviceResource();
+          let calls = 0;
+          const mr = new CallbackMemoryResource(
+            (n, s) => { calls++; return base.allocate(n, s); },
+            (p, n, s) => { calls++; base.deallocate(p, n, s); });
+          let ok = 0;
+          for (let i = 0; i < 200; i++) {
+            const data = new Uint8Array(1000 + i).fill((${seed} * 31 + i) & 0xff);
+            const buffer = new core.DeviceBuffer({ data, mr });
+            if (buffer.toBytes().every((b) => b === data[0])) ok++;
+            buffer.free();
+          }
+          return [ok, calls];`),
+      ),
+    );
+    expect(results).toEqual([
+      [200, 400],
+      [200, 400],
+      [200, 400],
+      [200, 400],
+    ]);
+  });
+});
+
+describe('lifetime across threads', () => {
+  it('functions of a resource that dies on a worker are released on the creating thread', () => {
+    const run = runNode(`
+      const { Worker } = await import('node:worker_threads');
+      const base = core.getCurrentDeviceResource();
+      let collected = 0;
+      const registry = new FinalizationRegistry(() => { collected++; });
+      const previous = (() => {
+        const allocate = (n, s) => base.allocate(n, s);
+        registry.register(allocate, 'allocate');
+        return core.setCurrentDeviceResource(new callback.CallbackMemoryResource(allocate, (p, n, s) => base.deallocate(p, n, s)));
+      })();
+      const coreEntry = ${JSON.stringify(coreEntry)};
+      const worker = new Worker(
+        'const core = await import(' + JSON.stringify(coreEntry) + ');' +
+        'const { parentPort } = await import("node:worker_threads");' +
+        'const mr = core.getCurrentDeviceResource();' +
+        'parentPort.postMessage("holding");' +
+        'parentPort.once("message", () => { mr[Symbol.dispose](); parentPort.postMessage("released"); });',
+        { eval: true });
+      const next = () => new Promise((resolve) => worker.once('message', resolve));
+      const settle = async () => { for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); } };
+      await next();
+      core.setCurrentDeviceResource(previous);
+      await settle();
+      const whileHeld = collected;
+      worker.postMessage('release');
+      await next();
+      await settle();
+      console.log(whileHeld, collected);
+      await worker.terminate();`);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('0 1');
+  });
+});

@@ -1,0 +1,72 @@
+// A prefetch adaptor shared with worker threads (which start with no CUDA context current).
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { cuda, getCurrentDeviceResource, ManagedMemoryResource, setCurrentDeviceResource } from '@rmmjs/core';
+import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
+import { withCuda } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
+
+const resolve = createRequire(import.meta.url).resolve;
+const coreUrl = pathToFileURL(resolve('@rmmjs/core')).href;
+const prefetchUrl = pathToFileURL(resolve('@rmmjs/prefetch')).href;
+
+function runWorker(source: string): Promise<any> {
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+    (async () => {
+      const core = await import(${JSON.stringify(coreUrl)});
+      await import(${JSON.stringify(prefetchUrl)});
+      ${source}
+    })().then((ok) => parentPort.postMessage({ ok }), (e) => parentPort.postMessage({ error: e.code + ': ' + e.message }));`,
+    { eval: true },
+  );
+  return new Promise((resolvePromise, reject) => {
+    worker.once('message', (message) => {
+      void worker.terminate();
+      if (message.error) reject(new Error(message.error));
+      else resolvePromise(message.ok);
+    });
+    worker.once('error', reject);
+  });
+}
+
+describe('PrefetchResourceAdaptor and worker threads', () => {
+  it('four workers allocate through one adaptor; every allocation is prefetched', async () => {
+    const upstream = withCuda() ? new ManagedMemoryResource() : getCurrentDeviceResource();
+    const mr = new PrefetchResourceAdaptor(upstream);
+    const previous = setCurrentDeviceResource(mr);
+    try {
+      const results: Array<{ className: string; kept: Array<[string, number]>; locations: number[] }> = await Promise.all(
+        [1, 2, 3, 4].map((worker) =>
+          runWorker(`
+            const mr = core.getCurrentDeviceResource();
+            const kept = [];
+            const locations = [];
+            for (let j = 0; j < 100; j++) {
+              const nbytes = 256 * ${worker} + j;
+              const ptr = mr.allocate(nbytes);
+              locations.push(core.cuda.lastPrefetchLocation(ptr, nbytes));
+              if (j % 2 === 0) mr.deallocate(ptr, nbytes);
+              else kept.push([ptr.toString(), nbytes]);
+            }
+            return { className: mr.constructor.name, kept, locations };`),
+        ),
+      );
+      const expected = withCuda() ? mr.device : -2;
+      for (const { className, kept, locations } of results) {
+        expect(className).toBe('PrefetchResourceAdaptor');
+        expect(locations).toEqual(new Array(100).fill(expected));
+        expect(kept).toHaveLength(50);
+      }
+      const kept = results.flatMap((r) => r.kept.map(([ptr, nbytes]) => [BigInt(ptr), nbytes] as const));
+      expect(new Set(kept.map(([ptr]) => ptr)).size).toBe(200);
+      for (const [ptr, nbytes] of kept) {
+        expect(cuda.lastPrefetchLocation(ptr, nbytes)).toBe(expected);
+        mr.deallocate(ptr, nbytes);
+      }
+    } finally {
+      setCurrentDeviceResource(previous);
+    }
+  });
+});

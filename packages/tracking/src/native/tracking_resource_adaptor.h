@@ -1,0 +1,63 @@
+// RMM's tracking_resource_adaptor: remembers every outstanding allocation (pointer, requested
+// size, optionally the call stack) and can print or log the ones not yet freed.
+//
+// The map is split into shards, each behind its own lock, as core's PointerSet: allocate and
+// deallocate lock one shard for a table insert or removal (a spin lock: the critical section
+// is a few nanoseconds) and never hold it across the upstream call. Readers lock every shard,
+// so they see one consistent snapshot, as RMM's shared lock gives. A pointer is tracked after
+// the upstream returns it and forgotten before it goes back, so an address the upstream reuses
+// at once is never seen twice (RMM's ABA rule).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "allocation_table.h"
+#include "rmmjs/abi.h"
+#include "rmmjs/resource.hpp"
+#include "spin_lock.h"
+
+namespace rmmjs {
+
+class TrackingResourceAdaptor {
+ public:
+  static constexpr const char* kTypeName = "TrackingResourceAdaptor";
+
+  TrackingResourceAdaptor(ResourceRef upstream, bool capture_stacks)
+      : upstream_(std::move(upstream)), capture_stacks_(capture_stacks) {}
+
+  rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out);
+  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream);
+  rmmjs_resource* Upstream() const { return upstream_.get(); }
+
+  // Requested bytes of the outstanding allocations.
+  size_t allocated_bytes() const;
+  size_t outstanding_count() const;
+  // "<ptr>: <bytes> B\n" per allocation in address order, each followed by its stack when
+  // stacks are captured; empty when nothing is outstanding.
+  std::string outstanding_allocations_str() const;
+  // RMM_LOG_DEBUG("Outstanding Allocations: %s", ...).
+  void log_outstanding_allocations() const;
+
+ private:
+  static constexpr size_t kShards = 16;
+
+  struct alignas(64) Shard {
+    mutable SpinLock lock;
+    AllocationTable table;
+    std::atomic<size_t> bytes{0};  // written under lock, read without it
+  };
+
+  Shard& ShardOf(uintptr_t ptr) { return shards_[(ptr >> 8) % kShards]; }
+  // Records a new allocation: RMMJS_ERR_LOGIC when ptr is already tracked.
+  rmmjs_status Track(uintptr_t ptr, size_t bytes);
+
+  ResourceRef upstream_;
+  bool capture_stacks_;
+  std::array<Shard, kShards> shards_;
+};
+
+}  // namespace rmmjs

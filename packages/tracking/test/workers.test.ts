@@ -1,0 +1,126 @@
+// One tracker shared by worker threads: exact counts, and the stack of each thread.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
+import { TrackingResourceAdaptor } from '@rmmjs/tracking';
+import { describe, expect, it } from 'vitest';
+
+const resolve = createRequire(import.meta.url).resolve;
+const coreUrl = pathToFileURL(resolve('@rmmjs/core')).href;
+const trackingUrl = pathToFileURL(resolve('@rmmjs/tracking')).href;
+
+/** Runs source (an async function body with `core`, and `tracking` when imported) in a worker. */
+function runWorker(source: string, { withTracking }: { withTracking: boolean }): Promise<any> {
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+    (async () => {
+      const core = await import(${JSON.stringify(coreUrl)});
+      const tracking = ${withTracking ? `await import(${JSON.stringify(trackingUrl)})` : 'null'};
+      ${source}
+    })().then((ok) => parentPort.postMessage({ ok }), (e) => parentPort.postMessage({ error: e.code + ': ' + e.message }));`,
+    { eval: true },
+  );
+  return new Promise((resolvePromise, reject) => {
+    worker.once('message', (message) => {
+      void worker.terminate();
+      if (message.error) reject(new Error(message.error));
+      else resolvePromise(message.ok);
+    });
+    worker.once('error', reject);
+  });
+}
+
+describe('TrackingResourceAdaptor and worker threads', () => {
+  it('four workers allocate and free through one tracker; counts are exact when they finish', async () => {
+    const mr = new TrackingResourceAdaptor(getCurrentDeviceResource(), { captureStacks: true });
+    const previous = setCurrentDeviceResource(mr);
+    try {
+      // Workers 1 and 2 import @rmmjs/tracking (JavaScript stacks), 3 and 4 only core (native frames).
+      const results: Array<{ kept: Array<[string, number]>; className: string }> = await Promise.all(
+        [1, 2, 3, 4].map((worker) =>
+          runWorker(
+            `const mr = core.getCurrentDeviceResource();
+            function workerAllocates${worker}(nbytes) { return mr.allocate(nbytes); }
+            const kept = [];
+            for (let j = 0; j < 200; j++) {
+              const nbytes = 1000 + 7 * ${worker} + j;
+              const ptr = workerAllocates${worker}(nbytes);
+              if (j % 2 === 0) mr.deallocate(ptr, nbytes);
+              else kept.push([ptr.toString(), nbytes]);
+            }
+            return { kept, className: mr.constructor.name };`,
+            { withTracking: worker <= 2 },
+          ),
+        ),
+      );
+      expect(results.map((r) => r.className)).toEqual([
+        'TrackingResourceAdaptor',
+        'TrackingResourceAdaptor',
+        'DeviceMemoryResource',
+        'DeviceMemoryResource',
+      ]);
+      const kept = results.flatMap((r) => r.kept.map(([ptr, nbytes]): [bigint, number] => [BigInt(ptr), nbytes]));
+      expect(kept).toHaveLength(400);
+      expect(new Set(kept.map(([ptr]) => ptr)).size).toBe(400);
+      // sum over workers w and odd j of 1000 + 7w + j
+      expect(mr.getAllocatedBytes()).toBe(kept.reduce((sum, [, nbytes]) => sum + nbytes, 0));
+      expect(mr.getAllocatedBytes()).toBe(4 * 100 * 1000 + 7 * 100 * (1 + 2 + 3 + 4) + 4 * 10000);
+      expect(mr.getOutstandingAllocationCount()).toBe(400);
+
+      const text = mr.getOutstandingAllocationsStr();
+      const blocks = text.split('\n\n').filter(Boolean);
+      expect(blocks).toHaveLength(400);
+      const blockByPtr = new Map(blocks.map((block) => [BigInt(block.slice(0, block.indexOf(':'))), block]));
+      results.forEach(({ kept: workerKept }, index) => {
+        const worker = index + 1;
+        for (const [ptr, nbytes] of workerKept) {
+          const block = blockByPtr.get(BigInt(ptr))!;
+          expect(block.startsWith(`0x${BigInt(ptr).toString(16)}: ${nbytes} B : callstack:\n#0 in `)).toBe(true);
+          if (worker <= 2) {
+            expect(block).toContain(`#1 in workerAllocates${worker} `);
+          } else {
+            expect(block).not.toContain('workerAllocates');
+            expect(block).toContain('rmmjs_tracking.node');
+          }
+        }
+      });
+
+      for (const [ptr, nbytes] of kept) mr.deallocate(ptr, nbytes);
+      expect(mr.getAllocatedBytes()).toBe(0);
+      expect(mr.getOutstandingAllocationsStr()).toBe('');
+    } finally {
+      setCurrentDeviceResource(previous);
+    }
+  });
+
+  it('a tracker made in a worker outlives it, with the stacks the worker captured', async () => {
+    const previous = getCurrentDeviceResource();
+    const ptr = BigInt(
+      await runWorker(
+        `const mr = new tracking.TrackingResourceAdaptor(core.getCurrentDeviceResource(), { captureStacks: true });
+        core.setCurrentDeviceResource(mr);
+        function allocatedInTheWorker() { return mr.allocate(1234); }
+        return allocatedInTheWorker().toString();`,
+        { withTracking: true },
+      ),
+    );
+    try {
+      const mr = getCurrentDeviceResource();
+      expect(mr).toBeInstanceOf(TrackingResourceAdaptor);
+      const tracker = mr as TrackingResourceAdaptor;
+      expect(tracker.getAllocatedBytes()).toBe(1234);
+      const mine = (function allocatedOnTheMainThread() {
+        return tracker.allocate(10);
+      })();
+      const text = tracker.getOutstandingAllocationsStr();
+      expect(text).toContain('allocatedInTheWorker');
+      expect(text).toContain('allocatedOnTheMainThread');
+      tracker.deallocate(ptr, 1234);
+      tracker.deallocate(mine, 10);
+      expect(tracker.getOutstandingAllocationsStr()).toBe('');
+    } finally {
+      setCurrentDeviceResource(previous);
+    }
+  });
+});
