@@ -11,6 +11,7 @@ import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workl
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const copiesOnly = args.includes('--copies-only');
 const jsonPath = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const gpu = core.cuda.isAvailable();
 const MiB = 1 << 20;
@@ -25,7 +26,9 @@ function record(group, name, value, unit, note = '') {
 console.log(`rmmjs bench on ${results.device}${quick ? ' (quick)' : ''}\n`);
 
 // Resources: allocate+free pairs and the random workload, from JS and through the C ABI in C++.
-const resources = gpu
+const resources = copiesOnly
+  ? []
+  : gpu
   ? [
       ['CudaMemoryResource', () => new core.CudaMemoryResource(), 2_000, 10_000],
       ['CudaAsyncMemoryResource', () => new core.CudaAsyncMemoryResource(), 50_000, 100_000],
@@ -57,7 +60,7 @@ for (const [name, make, pairIterations, steps] of resources) {
 }
 
 // DeviceBuffer create+free of 64 bytes on the current device resource.
-{
+if (!copiesOnly) {
   const iterations = quick ? 20_000 : 200_000;
   const ns = median(() => {
     const start = process.hrtime.bigint();
@@ -92,7 +95,7 @@ for (const [name, make, pairIterations, steps] of resources) {
 }
 
 // Peers on the GPU machine (CuPy, PyTorch), measured in the same run.
-if (gpu && !args.includes('--no-peers')) {
+if (gpu && !args.includes('--no-peers') && !copiesOnly) {
   const script = fileURLToPath(new URL('./bench_peers.py', import.meta.url));
   const run = spawnSync('python3', [script, ...(quick ? ['--quick'] : [])], { encoding: 'utf8' });
   if (run.status === 0) {
