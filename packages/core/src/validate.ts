@@ -46,6 +46,8 @@ export function validateFunction<T extends Function>(value: unknown, name: strin
 /** An options object: undefined means {}. */
 export function validateOptions<T extends object>(value: unknown, name = 'options'): Partial<T> {
   if (value === undefined) return {};
-  if (value === null || typeof value !== 'object') throw invalidArgType(name, 'of type object', value);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArgType(name, 'of type object', value);
+  }
   return value as Partial<T>;
 }

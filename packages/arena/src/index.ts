@@ -1,0 +1,1 @@
+export { ArenaMemoryResource, type ArenaMemoryResourceOptions } from './arena-memory-resource.js';

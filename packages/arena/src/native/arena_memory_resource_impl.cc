@@ -1,0 +1,265 @@
+#include "arena_memory_resource_impl.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include "device_context.h"
+#include "rmmjs/format.hpp"
+
+namespace rmmjs::arena {
+namespace {
+
+// The default arena size in host mode (no device memory to take half of).
+constexpr std::size_t kHostDefaultArenaSize = std::size_t{256} << 20;
+
+std::atomic<std::uint64_t> g_next_serial{1};
+
+// Each thread remembers the arenas it used last, so the hot path finds its arena without a lock
+// (a lookup under a shared lock would put every thread on one cache line). An entry is valid as
+// long as its resource lives: arenas are removed only when their own thread exits, and serials
+// are never reused.
+struct CachedArena {
+  std::uint64_t serial;
+  rmmjs_stream stream;  // 0 for the thread's arena
+  Arena* arena;
+};
+constexpr unsigned kCachedArenas = 8;
+thread_local CachedArena t_cached_arenas[kCachedArenas] = {};
+thread_local unsigned t_next_cached_arena = 0;
+thread_local bool t_thread_exiting = false;
+
+// Runs when the thread exits: returns its arenas' superblocks to the resources still alive.
+struct ThreadExitHooks {
+  std::vector<std::weak_ptr<ArenaMemoryResourceImpl>> resources;
+
+  ~ThreadExitHooks() {
+    t_thread_exiting = true;
+    for (CachedArena& cached : t_cached_arenas) cached = {};
+    std::thread::id thread = std::this_thread::get_id();
+    for (auto& resource : resources) {
+      if (auto impl = resource.lock()) impl->ThreadExited(thread);
+    }
+  }
+
+  void Add(const std::shared_ptr<ArenaMemoryResourceImpl>& impl) {
+    resources.erase(std::remove_if(resources.begin(), resources.end(), [](auto& weak) { return weak.expired(); }),
+                    resources.end());
+    for (auto& weak : resources) {
+      if (weak.lock() == impl) return;
+    }
+    resources.push_back(impl);
+  }
+};
+thread_local ThreadExitHooks t_exit_hooks;
+
+rmmjs_status AllocationNotFound(FreeResult result) {
+  const char* message = result == FreeResult::kNotAllocated
+                            ? "allocation not found (part of it is free already: freed twice, or with the wrong size)"
+                            : "allocation not found";
+  return CoreApi()->set_error(RMMJS_ERR_LOGIC, 0, message);
+}
+
+rmmjs_status OutOfHostMemory() { return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, "out of host memory"); }
+
+}  // namespace
+
+ArenaMemoryResourceImpl::ArenaMemoryResourceImpl(ResourceRef upstream, bool dump_log_on_failure)
+    : upstream_(std::move(upstream)),
+      device_(upstream_.get()->device),
+      cuda_(CoreApi()->cuda_available() != 0),
+      dump_log_on_failure_(dump_log_on_failure),
+      serial_(g_next_serial.fetch_add(1)) {}
+
+ArenaMemoryResourceImpl::~ArenaMemoryResourceImpl() {
+  if (global_.base() != nullptr) CoreApi()->deallocate(upstream_.get(), global_.base(), global_.size(), 0);
+}
+
+rmmjs_status ArenaMemoryResourceImpl::Initialize(std::optional<std::size_t> arena_size) {
+  std::size_t size = 0;
+  if (arena_size.has_value()) {
+    size = *arena_size;
+  } else {
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    RMMJS_ARENA_TRY(CoreApi()->mem_get_info(device_, &free_bytes, &total_bytes));
+    size = free_bytes / 2;
+    if (!cuda_) size = std::min(size, kHostDefaultArenaSize);
+  }
+  size = AlignDown(size, RMMJS_ALLOCATION_ALIGNMENT);
+  if (size < kMinimumSuperblockSize) {
+    return CoreApi()->set_error(RMMJS_ERR_LOGIC, 0, "Arena size smaller than minimum superblock size.");
+  }
+  void* block = nullptr;
+  RMMJS_ARENA_TRY(CoreApi()->allocate(upstream_.get(), size, 0, &block));
+  global_.Initialize(static_cast<char*>(block), size);
+  return RMMJS_OK;
+}
+
+rmmjs_status ArenaMemoryResourceImpl::Allocate(std::size_t bytes, rmmjs_stream stream, void** out) {
+  *out = nullptr;
+  if (bytes == 0) return RMMJS_OK;
+  if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) bytes = SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT;
+  std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
+  try {
+    if (char* ptr = AllocateOnce(size, stream)) {
+      *out = ptr;
+      return RMMJS_OK;
+    }
+    // RMM: every arena gives its superblocks back to the global arena, and one more try.
+    RMMJS_ARENA_TRY(Defragment());
+    if (char* ptr = AllocateOnce(size, stream)) {
+      *out = ptr;
+      return RMMJS_OK;
+    }
+  } catch (const std::bad_alloc&) {
+    return OutOfHostMemory();
+  }
+  if (dump_log_on_failure_) DumpMemoryLog(size);
+  std::string message = "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): No room in arena.";
+  return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, message.c_str());
+}
+
+char* ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, rmmjs_stream stream) {
+  if (GlobalArena::Handles(size)) return global_.Allocate(size);
+  return ArenaFor(stream, true)->Allocate(size);
+}
+
+rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t bytes, rmmjs_stream stream) {
+  char* ptr = static_cast<char*>(pointer);
+  if (ptr == nullptr || bytes == 0) return RMMJS_OK;  // as RMM
+  if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) return AllocationNotFound(FreeResult::kNotHere);
+  std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
+  try {
+    bool synchronized = false;
+    FreeResult result = FreeResult::kNotHere;
+    if (GlobalArena::Handles(size)) {
+      // RMM: a large block goes straight back to the global arena, so its stream's work must be
+      // done first.
+      RMMJS_ARENA_TRY(SynchronizeStream(stream));
+      synchronized = true;
+      result = global_.Free(ptr, size);
+    }
+    if (result == FreeResult::kNotHere) {
+      if (Arena* arena = ArenaFor(stream, false)) RMMJS_ARENA_TRY(arena->Free(ptr, size, stream, synchronized, &result));
+    }
+    if (result == FreeResult::kNotHere) {
+      // The block's superblock is elsewhere (another thread's or stream's arena, or moved by a
+      // defragmentation): after this stream's work is done, it can go back wherever it is.
+      if (!synchronized) RMMJS_ARENA_TRY(SynchronizeStream(stream));
+      result = FreeElsewhere(ptr, size);
+    }
+    return result == FreeResult::kFreed ? RMMJS_OK : AllocationNotFound(result);
+  } catch (const std::bad_alloc&) {
+    return OutOfHostMemory();
+  }
+}
+
+Arena* ArenaMemoryResourceImpl::ArenaFor(rmmjs_stream stream, bool create) {
+  rmmjs_stream key = IsDefaultStream(stream) ? 0 : stream;
+  for (const CachedArena& cached : t_cached_arenas) {
+    if (cached.serial == serial_ && cached.stream == key) return cached.arena;
+  }
+  Arena* arena = FindOrCreateArena(stream, create);
+  if (arena != nullptr) t_cached_arenas[t_next_cached_arena++ % kCachedArenas] = {serial_, key, arena};
+  return arena;
+}
+
+Arena* ArenaMemoryResourceImpl::FindOrCreateArena(rmmjs_stream stream, bool create) {
+  bool per_thread = IsDefaultStream(stream);
+  std::thread::id thread = std::this_thread::get_id();
+  Arena* arena = nullptr;
+  {
+    std::shared_lock<std::shared_mutex> lock(arenas_mutex_);
+    if (per_thread) {
+      auto found = thread_arenas_.find(thread);
+      if (found != thread_arenas_.end()) arena = found->second.get();
+    } else {
+      auto found = stream_arenas_.find(stream);
+      if (found != stream_arenas_.end()) arena = found->second.get();
+    }
+  }
+  if (arena == nullptr && create) {
+    auto made = std::make_shared<Arena>(global_, device_, cuda_);
+    std::unique_lock<std::shared_mutex> lock(arenas_mutex_);
+    auto& slot = per_thread ? thread_arenas_[thread] : stream_arenas_[stream];
+    if (!slot) slot = std::move(made);
+    arena = slot.get();
+  }
+  if (arena != nullptr && per_thread && !t_thread_exiting) t_exit_hooks.Add(shared_from_this());
+  return arena;
+}
+
+std::vector<std::shared_ptr<Arena>> ArenaMemoryResourceImpl::AllArenas() {
+  std::shared_lock<std::shared_mutex> lock(arenas_mutex_);
+  std::vector<std::shared_ptr<Arena>> arenas;
+  arenas.reserve(thread_arenas_.size() + stream_arenas_.size());
+  for (auto& [thread, arena] : thread_arenas_) arenas.push_back(arena);
+  for (auto& [stream, arena] : stream_arenas_) arenas.push_back(arena);
+  return arenas;
+}
+
+ArenaMemoryResourceImpl::Summary ArenaMemoryResourceImpl::Summarize() {
+  Summary summary{global_.size(), 0, 0, global_.Summarize()};
+  std::shared_lock<std::shared_mutex> lock(arenas_mutex_);
+  summary.thread_arenas = thread_arenas_.size();
+  summary.stream_arenas = stream_arenas_.size();
+  return summary;
+}
+
+void ArenaMemoryResourceImpl::ThreadExited(std::thread::id thread) {
+  std::shared_ptr<Arena> arena;
+  {
+    std::shared_lock<std::shared_mutex> lock(arenas_mutex_);
+    auto found = thread_arenas_.find(thread);
+    if (found == thread_arenas_.end()) return;
+    arena = found->second;
+  }
+  // Cleaned while still listed, so that a search for one of its blocks never misses it; a
+  // failure leaves the superblocks listed, for a later defragmentation.
+  if (arena->Clean() != RMMJS_OK) return;
+  std::unique_lock<std::shared_mutex> lock(arenas_mutex_);
+  auto found = thread_arenas_.find(thread);
+  if (found != thread_arenas_.end() && found->second == arena) thread_arenas_.erase(found);
+}
+
+rmmjs_status ArenaMemoryResourceImpl::Defragment() {
+  for (const auto& arena : AllArenas()) RMMJS_ARENA_TRY(arena->Clean());
+  return RMMJS_OK;
+}
+
+rmmjs_status ArenaMemoryResourceImpl::SynchronizeStream(rmmjs_stream stream) const {
+  if (!cuda_) return RMMJS_OK;
+  DeviceContext context(device_);
+  RMMJS_ARENA_TRY(context.status());
+  return CoreApi()->stream_synchronize(stream);
+}
+
+FreeResult ArenaMemoryResourceImpl::FreeElsewhere(char* ptr, std::size_t size) {
+  // A superblock moving while this looks can be missed; a move is counted, and then it looks again.
+  for (;;) {
+    std::uint64_t moves = global_.moves();
+    FreeResult result = global_.Free(ptr, size);
+    if (result != FreeResult::kNotHere) return result;
+    for (const auto& arena : AllArenas()) {
+      arena->Free(ptr, size, 0, true, &result);
+      if (result != FreeResult::kNotHere) return result;
+    }
+    if (global_.moves() == moves) return FreeResult::kNotHere;
+  }
+}
+
+void ArenaMemoryResourceImpl::DumpMemoryLog(std::size_t bytes) {
+  const rmmjs_core_api* api = CoreApi();
+  const std::string stars(50, '*');
+  api->log(RMMJS_LOG_INFO, stars.c_str());
+  api->log(RMMJS_LOG_INFO, ("Ran out of memory trying to allocate " + FormatBytes(bytes) + ".").c_str());
+  api->log(RMMJS_LOG_INFO, stars.c_str());
+  api->log(RMMJS_LOG_INFO, "Global arena:");
+  global_.DumpMemoryLog();
+  api->log_flush();
+}
+
+}  // namespace rmmjs::arena

@@ -1,0 +1,73 @@
+// RMM's arena_memory_resource_impl: the global arena, the per-thread arenas (the default streams)
+// and the per-stream arenas (every other stream), defragmentation on failure, and the memory
+// dump. Shared (std::shared_ptr) between the resource and the exit hooks of the threads that
+// have an arena in it, so a thread that outlives the resource cleans nothing, and a resource
+// that outlives a thread gets that thread's superblocks back when it exits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "arena.h"
+#include "global_arena.h"
+#include "rmmjs/abi.h"
+#include "rmmjs/resource.hpp"
+
+namespace rmmjs::arena {
+
+class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryResourceImpl> {
+ public:
+  ArenaMemoryResourceImpl(ResourceRef upstream, bool dump_log_on_failure);
+  ~ArenaMemoryResourceImpl();  // returns the upstream block
+  ArenaMemoryResourceImpl(const ArenaMemoryResourceImpl&) = delete;
+  ArenaMemoryResourceImpl& operator=(const ArenaMemoryResourceImpl&) = delete;
+
+  // Takes the global arena from upstream: arena_size bytes, or by default half the device's free
+  // memory (in host mode: half the available host memory, at most 256 MiB), aligned down to 256.
+  rmmjs_status Initialize(std::optional<std::size_t> arena_size);
+
+  rmmjs_status Allocate(std::size_t bytes, rmmjs_stream stream, void** out);
+  rmmjs_status Deallocate(void* ptr, std::size_t bytes, rmmjs_stream stream);
+  rmmjs_resource* upstream() const { return upstream_.get(); }
+
+  struct Summary {
+    std::size_t arena_size;
+    std::size_t thread_arenas;
+    std::size_t stream_arenas;
+    GlobalArena::Summary global;
+  };
+  // For the tests: what is where now.
+  Summary Summarize();
+
+  // A thread that has an arena here exits: its superblocks go back to the global arena.
+  void ThreadExited(std::thread::id thread);
+
+ private:
+  char* AllocateOnce(std::size_t size, rmmjs_stream stream);
+  Arena* ArenaFor(rmmjs_stream stream, bool create);
+  Arena* FindOrCreateArena(rmmjs_stream stream, bool create);
+  std::vector<std::shared_ptr<Arena>> AllArenas();
+  rmmjs_status Defragment();
+  rmmjs_status SynchronizeStream(rmmjs_stream stream) const;
+  FreeResult FreeElsewhere(char* ptr, std::size_t size);
+  void DumpMemoryLog(std::size_t bytes);
+
+  ResourceRef upstream_;
+  const int32_t device_;
+  const bool cuda_;
+  const bool dump_log_on_failure_;
+  // Unique for the process's lifetime: the key of this resource's entries in the threads' caches.
+  const std::uint64_t serial_;
+  GlobalArena global_;
+  std::shared_mutex arenas_mutex_;
+  std::unordered_map<std::thread::id, std::shared_ptr<Arena>> thread_arenas_;
+  std::unordered_map<rmmjs_stream, std::shared_ptr<Arena>> stream_arenas_;
+};
+
+}  // namespace rmmjs::arena

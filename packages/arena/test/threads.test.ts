@@ -1,0 +1,176 @@
+// One arena shared by worker_threads and native threads: each thread has its own arena, blocks
+// cross threads, exiting threads give their superblocks back, and no two live blocks overlap.
+import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
+import { ArenaMemoryResource } from '@rmmjs/arena';
+import { resolveFromPackage } from '@rmmjs/test-helpers';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { arenaSummary, nativeThreadsWorkload } from '../dist/testing.js';
+import { KiB, MiB, disposeAfterEach } from './upstreams.js';
+
+const coreEntry = pathToFileURL(resolveFromPackage('@rmmjs/core')).href;
+const arenaEntry = new URL('../dist/index.js', import.meta.url).href;
+
+/**
+ * Runs `source` (the body of an async function with `core`, `mr` (the current device resource,
+ * as its class) and `data`) in a new worker; resolves with its result once the worker has exited.
+ */
+async function runWorker(source: string, data: unknown = null): Promise<any> {
+  const worker = new Worker(
+    `const { parentPort, workerData } = await import('node:worker_threads');
+     const core = await import(${JSON.stringify(coreEntry)});
+     await import(${JSON.stringify(arenaEntry)});
+     const mr = core.getCurrentDeviceResource();
+     try { parentPort.postMessage({ ok: await (async (data) => { ${source} })(workerData) }); }
+     catch (e) { parentPort.postMessage({ error: e.code + ': ' + e.message }); }`,
+    { eval: true, workerData: data, type: 'module' } as never,
+  );
+  let message: any = { error: 'the worker exited without a result' };
+  worker.once('message', (received) => {
+    message = received;
+  });
+  await new Promise((resolve, reject) => {
+    worker.once('exit', resolve);
+    worker.once('error', reject);
+  });
+  if (message.error) throw new Error(message.error);
+  return message.ok;
+}
+
+// In a worker: DeviceBuffers of random sizes with their own patterns, up to 8 live, each checked
+// when freed. Returns [class name, blocks checked, mismatches].
+const bufferWorkload = (seed: number, steps: number) => `
+  let x = ${seed};
+  const next = () => ((x = (x * 1103515245 + 12345) >>> 0) / 4294967296);
+  const fill = (size, tag) => { const b = new Uint8Array(size); for (let i = 0; i < size; i++) b[i] = (tag + i * 7) & 0xff; return b; };
+  const live = [];
+  let checked = 0, mismatches = 0;
+  const release = (i) => {
+    const [{ buffer, tag }] = live.splice(i, 1);
+    const bytes = buffer.toBytes();
+    if (!bytes.every((b, j) => b === ((tag + j * 7) & 0xff))) mismatches++;
+    checked++;
+    buffer.free();
+  };
+  for (let step = 0; step < ${steps}; step++) {
+    if (live.length >= 8 || (live.length > 0 && next() < 0.5)) release(Math.floor(next() * live.length));
+    else {
+      const size = next() < 0.05 ? ${MiB} + Math.floor(next() * ${MiB}) : 1 + Math.floor(next() * ${64 * KiB});
+      const tag = Math.floor(next() * 256);
+      live.push({ buffer: new core.DeviceBuffer({ data: fill(size, tag) }), tag });
+    }
+  }
+  while (live.length > 0) release(0);
+  return [mr.constructor.name, checked, mismatches];`;
+
+describe('ArenaMemoryResource shared by threads', () => {
+  const keep = disposeAfterEach();
+  let previous: ReturnType<typeof getCurrentDeviceResource>;
+  beforeEach(() => {
+    previous = getCurrentDeviceResource();
+  });
+  afterEach(() => {
+    setCurrentDeviceResource(previous);
+  });
+  const shared = (arenaSize: number) => {
+    const mr = keep(new ArenaMemoryResource(getCurrentDeviceResource(), { arenaSize }));
+    setCurrentDeviceResource(mr);
+    return mr;
+  };
+
+  it('four workers allocate and free at once, each block keeping its bytes', async () => {
+    const mr = shared(64 * MiB);
+    const results = await Promise.all([1, 2, 3, 4].map((seed) => runWorker(bufferWorkload(seed, 300))));
+    for (const [name, checked, mismatches] of results) {
+      expect(name).toBe('ArenaMemoryResource');
+      expect(checked).toBeGreaterThan(100);
+      expect(mismatches).toBe(0);
+    }
+    // Each worker's arena went back to the global arena when the worker exited.
+    expect(arenaSummary(mr)).toMatchObject({ threadArenas: 0, globalFreeBytes: 64 * MiB, globalSuperblocks: 1 });
+    const all = mr.allocate(64 * MiB);
+    mr.deallocate(all, 64 * MiB);
+  });
+
+  it('RMM Defragment: threads that allocated on their own streams leave the whole arena allocatable', async () => {
+    const mr = shared(4 * MiB);
+    await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        runWorker(`
+          const stream = new core.Stream();
+          const p = mr.allocate(${32 * KiB}, stream);
+          mr.deallocate(p, ${32 * KiB}, stream);
+          stream[Symbol.dispose]();`),
+      ),
+    );
+    expect(arenaSummary(mr)).toMatchObject({ streamArenas: 4, globalFreeBytes: 0 });
+    const all = mr.allocate(4 * MiB);
+    mr.deallocate(all, 4 * MiB);
+  });
+
+  it('blocks freed by another thread go back where they came from', async () => {
+    const mr = shared(8 * MiB);
+    const blocks = Array.from({ length: 50 }, () => mr.allocate(10 * KiB));
+    await runWorker(`for (const p of data) mr.deallocate(p, ${10 * KiB});`, blocks);
+    const again = Array.from({ length: 50 }, () => mr.allocate(10 * KiB));
+    expect(new Set(again)).toEqual(new Set(blocks));
+    for (const p of again) mr.deallocate(p, 10 * KiB);
+  });
+
+  it('an exiting worker returns its superblocks, with the blocks it left live', async () => {
+    const mr = shared(4 * MiB);
+    const kept: bigint[] = await runWorker(`
+      const a = mr.allocate(1000);
+      const b = mr.allocate(${3 * MiB});
+      mr.deallocate(mr.allocate(5000), 5000);
+      return [a, b];`);
+    expect(arenaSummary(mr)).toMatchObject({ threadArenas: 0, globalSuperblocks: 2, globalFreeBytes: MiB - 1024 });
+    expect(mr.allocate(500 * KiB)).toBe(kept[0] + BigInt(1024));
+    mr.deallocate(kept[0] + BigInt(1024), 500 * KiB);
+    mr.deallocate(kept[0], 1000);
+    mr.deallocate(kept[1], 3 * MiB);
+    const all = mr.allocate(4 * MiB);
+    expect(all).toBe(kept[0]);
+    mr.deallocate(all, 4 * MiB);
+  });
+
+  it('native threads and worker_threads at once, with pattern checks', async () => {
+    const mr = shared(64 * MiB);
+    const workers = Promise.all([5, 6].map((seed) => runWorker(bufferWorkload(seed, 200))));
+    const native = nativeThreadsWorkload(mr, {
+      threads: 4,
+      iterations: 2000,
+      minBytes: 1,
+      maxBytes: 64 * KiB,
+      maxLive: 16,
+      seed: 3,
+      check: true,
+    });
+    expect(native.errors).toEqual([]);
+    expect(native.mismatches).toBe(0);
+    expect(native.operations).toBeGreaterThanOrEqual(4 * 2000);
+    for (const [, checked, mismatches] of await workers) {
+      expect(checked).toBeGreaterThan(50);
+      expect(mismatches).toBe(0);
+    }
+    expect(arenaSummary(mr)).toMatchObject({ threadArenas: 0, globalFreeBytes: 64 * MiB });
+  });
+
+  it('eight native threads on a small arena: defragmentations while the others work', () => {
+    const mr = keep(new ArenaMemoryResource(getCurrentDeviceResource(), { arenaSize: 12 * MiB }));
+    const result = nativeThreadsWorkload(mr, {
+      threads: 8,
+      iterations: 3000,
+      minBytes: 1,
+      maxBytes: 200 * KiB,
+      maxLive: 4,
+      seed: 11,
+      check: true,
+    });
+    expect(result.mismatches).toBe(0);
+    for (const error of result.errors) expect(error).toMatch(/^Maximum pool size exceeded/);
+    expect(result.errors.length).toBeLessThan(8);
+    expect(arenaSummary(mr)).toMatchObject({ threadArenas: 0, globalSuperblocks: 1, globalFreeBytes: 12 * MiB });
+  });
+});
