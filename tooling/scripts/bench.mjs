@@ -8,6 +8,7 @@ import * as core from '@rmmjs/core';
 import { resourceHandle } from '@rmmjs/core/internal';
 import { benchNative } from '@rmmjs/bench-native';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
+import { benchSuballocators } from './bench-suballocators.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -58,6 +59,8 @@ for (const [name, make, pairIterations, steps] of resources) {
   }
   mr[Symbol.dispose]();
 }
+
+if (!copiesOnly && !args.includes('--no-suballocators')) await benchSuballocators({ record, quick, gpu });
 
 // DeviceBuffer create+free of 64 bytes on the current device resource.
 if (!copiesOnly) {
@@ -117,6 +120,11 @@ const targets = [
   ['pageable device->host / CuPy', value('copies', 'device->host'), peer('cupy device->host pageable GB/s'), '>=', 1.5],
   ['pinned->device / CuPy pinned', value('copies', 'pinned->device'), peer('cupy host->device pinned GB/s'), '>=', 0.9],
   ['device->pinned / CuPy pinned', value('copies', 'device->pinned'), peer('cupy device->host pinned GB/s'), '>=', 0.9],
+  ...['PoolMemoryResource', 'ArenaMemoryResource', 'FixedSizeMemoryResource', 'BinningMemoryResource'].map((name) => [
+    `${name} pair / CuPy MemoryPool pair`, value(name, 'pair 1 MiB from JS'), peer('cupy MemoryPool pair 1 MiB'), '<=', 0.5]),
+  ['PoolMemoryResource random / CuPy random', value('PoolMemoryResource', 'random workload ('), peer('cupy MemoryPool random ns/op'), '<=', 0.5],
+  ['Pool at 100,000 live / at 1,000', value('PoolMemoryResource', 'random ops with 100000'), value('PoolMemoryResource', 'random ops with 1000 '), '<=', 2],
+  ['Arena 8 threads / 1 thread (ops/s)', value('ArenaMemoryResource', '8 worker'), value('ArenaMemoryResource', '1 worker'), '>=', 3],
 ];
 results.targets = [];
 console.log('\ntargets (ratios measured in this run)');

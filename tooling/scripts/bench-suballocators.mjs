@@ -1,0 +1,85 @@
+// The sub-allocators and adaptors (issues 4 and 5): allocate+free pairs and the random workload
+// from JS and through the C ABI, scaling with live allocations and with threads, and what each
+// adaptor adds over a pool.
+import * as core from '@rmmjs/core';
+import { resourceHandle } from '@rmmjs/core/internal';
+import { ArenaMemoryResource } from '@rmmjs/arena';
+import { BinningMemoryResource } from '@rmmjs/binning';
+import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
+import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
+import { LimitingResourceAdaptor } from '@rmmjs/limiting';
+import { PoolMemoryResource } from '@rmmjs/pool';
+import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
+import { TrackingResourceAdaptor } from '@rmmjs/tracking';
+import { benchNative } from '@rmmjs/bench-native';
+import { threadOpsPerSecond } from './bench-threads.mjs';
+import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
+
+const MiB = 1 << 20;
+const GiB = 1 << 30;
+
+export async function benchSuballocators({ record, quick, gpu }) {
+  const base = gpu ? new core.CudaMemoryResource() : new core.SystemMemoryResource();
+  const pairs = quick ? 20_000 : 200_000;
+  const steps = quick ? 10_000 : 100_000;
+  const workload = randomWorkload({ steps });
+  const pool = () => new PoolMemoryResource(base, { initialPoolSize: 2 * GiB });
+  const suballocators = [
+    ['PoolMemoryResource', pool, true],
+    ['ArenaMemoryResource', () => new ArenaMemoryResource(base, { arenaSize: 8 * GiB }), true],
+    ['FixedSizeMemoryResource', () => new FixedSizeMemoryResource(base, { blockSize: MiB, blocksToPreallocate: 128 }), false],
+    ['BinningMemoryResource', () => new BinningMemoryResource(pool(), { minSizeExponent: 8, maxSizeExponent: 20 }), true],
+  ];
+  for (const [name, make, random] of suballocators) {
+    const mr = make();
+    const handle = resourceHandle(mr, 'mr');
+    record(name, 'pair 1 MiB from JS', median(() => pairNs(mr, MiB, pairs)), 'ns');
+    record(name, 'pair 1 MiB through the C ABI (C++)', median(() => benchNative.abiPairNs(handle, MiB, pairs)), 'ns');
+    if (random) {
+      record(name, `random workload (${steps} steps) from JS`, median(() => runRandomWorkload(mr, workload), 3), 'ns/op');
+      record(name, 'random workload through the C ABI (C++)', median(() => benchNative.abiRandomNs(handle, workload.sizes, workload.frees), 3), 'ns/op');
+    }
+    mr[Symbol.dispose]();
+  }
+
+  // The pool's cost per operation with 100,000 live allocations against 1,000: N allocations
+  // of 1 B..64 KiB stay live while the random workload churns on top of them.
+  const scaleMr = new PoolMemoryResource(base, { initialPoolSize: 8 * GiB });
+  const churn = randomWorkload({ steps: quick ? 20_000 : 200_000, maxSize: 64 << 10, maxLive: 1000, seed: 7 });
+  for (const live of [1_000, 100_000]) {
+    const sizes = randomWorkload({ steps: live * 2, maxSize: 64 << 10, maxLive: live, seed: 9 }).sizes.filter((s) => s > 0).slice(0, live);
+    const held = Array.from(sizes, (size) => [scaleMr.allocate(size), size]);
+    record('PoolMemoryResource', `random ops with ${live} extra live (JS)`, median(() => runRandomWorkload(scaleMr, churn), 3), 'ns/op');
+    for (const [ptr, size] of held) scaleMr.deallocate(ptr, size);
+  }
+  scaleMr[Symbol.dispose]();
+
+  // Threads sharing one resource.
+  const seconds = quick ? 0.3 : 1;
+  for (const [name, make] of [suballocators[0], suballocators[1]]) {
+    const mr = make();
+    for (const workers of [1, 2, 4, 8]) {
+      record(name, `${workers} worker threads, pairs of 1 MiB`, (await threadOpsPerSecond(mr, workers, { seconds })) / 1e6, 'Mops/s');
+    }
+    mr[Symbol.dispose]();
+  }
+
+  // What each adaptor adds to a pair over a pool (target: <= 30 ns).
+  const upstream = pool();
+  const adaptors = [
+    ['LimitingResourceAdaptor', () => new LimitingResourceAdaptor(upstream, 64 * GiB)],
+    ['TrackingResourceAdaptor', () => new TrackingResourceAdaptor(upstream)],
+    ['PrefetchResourceAdaptor', () => new PrefetchResourceAdaptor(upstream)],
+    ['FailureCallbackResourceAdaptor', () => new FailureCallbackResourceAdaptor(upstream, () => false)],
+  ];
+  const poolPair = median(() => benchNative.abiPairNs(resourceHandle(upstream, 'mr'), MiB, pairs), 7);
+  record('adaptors over a pool', 'pool pair 1 MiB (C++)', poolPair, 'ns');
+  for (const [name, make] of adaptors) {
+    const mr = make();
+    const pair = median(() => benchNative.abiPairNs(resourceHandle(mr, 'mr'), MiB, pairs), 7);
+    record('adaptors over a pool', `${name} pair (C++)`, pair, 'ns', `adds ${(pair - poolPair).toFixed(1)} ns (target <= 30)`);
+    mr[Symbol.dispose]();
+  }
+  upstream[Symbol.dispose]();
+  base[Symbol.dispose]();
+}
