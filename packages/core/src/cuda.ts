@@ -51,6 +51,10 @@ export const cuda = {
   driverVersion(): number {
     return driverInfo().driverVersion;
   },
+  /** Waits until all work on the device (default: the current one) has finished. */
+  synchronize(device?: number): void {
+    native.synchronize(deviceArg(device));
+  },
   /** The name of a device, e.g. "NVIDIA H200". */
   deviceName(device?: number): string {
     return native.deviceName(deviceArg(device));

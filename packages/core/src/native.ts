@@ -27,6 +27,7 @@ export interface NativeCore {
   getDevice(): number;
   setDevice(device: number): void;
   errorName(code: number): string;
+  synchronize(device: number): void;
   memGetInfo(device: number): [number, number];
   deviceAttribute(device: number, attribute: number): number;
   deviceName(device: number): string;

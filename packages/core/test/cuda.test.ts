@@ -48,6 +48,13 @@ describe('cuda', () => {
     expect(thrown(() => cuda.setDevice('0' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
   });
 
+  it('synchronize waits for the device (a no-op in host mode) and checks its argument', () => {
+    cuda.synchronize();
+    cuda.synchronize(0);
+    expect(thrown(() => cuda.synchronize(Math.max(1, cuda.getDeviceCount()))).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => cuda.synchronize(-1)).code).toBe('ERR_OUT_OF_RANGE');
+  });
+
   it.runIf(withCuda())('getDefaultMemPool returns a non-zero handle', () => {
     expect(cuda.getDefaultMemPool()).not.toBe(0n);
     expect(cuda.getDefaultMemPool(0)).toBe(cuda.getDefaultMemPool());

@@ -20,6 +20,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { availableUpstreams } from './upstreams.js';
 
 const NEVER = -2; // cuda.lastPrefetchLocation of memory never prefetched (or not managed)
+// Prefetches run on their stream: the location is the last prefetch's once the device is idle.
+const prefetchLocation = (ptr: bigint, nbytes: number) => {
+  cuda.synchronize();
+  return cuda.lastPrefetchLocation(ptr, nbytes);
+};
 const CONCURRENT_MANAGED_ACCESS = 89;
 const SIZE = 34567; // RMM's tests draw one size in [1000, 100000]
 
@@ -37,16 +42,16 @@ describe.each(availableUpstreams())('PrefetchResourceAdaptor over $name', ({ mak
     const mr = new PrefetchResourceAdaptor(upstream);
     const stream = new Stream();
     const buffer = new DeviceBuffer({ size: SIZE, stream, mr });
-    expect(cuda.lastPrefetchLocation(buffer.ptr, SIZE)).toBe(prefetchedTo(mr.device));
+    expect(prefetchLocation(buffer.ptr, SIZE)).toBe(prefetchedTo(mr.device));
     buffer.prefetch(mr.device, stream);
-    expect(cuda.lastPrefetchLocation(buffer.ptr, SIZE)).toBe(prefetchedTo(mr.device));
+    expect(prefetchLocation(buffer.ptr, SIZE)).toBe(prefetchedTo(mr.device));
     buffer.free();
     stream[Symbol.dispose]();
   });
 
   it('RMM test NotPrefetchedWithoutAdaptor', () => {
     const buffer = new DeviceBuffer({ size: SIZE, mr: upstream });
-    expect(cuda.lastPrefetchLocation(buffer.ptr, SIZE)).toBe(NEVER);
+    expect(prefetchLocation(buffer.ptr, SIZE)).toBe(NEVER);
     buffer.free();
   });
 
@@ -55,9 +60,9 @@ describe.each(availableUpstreams())('PrefetchResourceAdaptor over $name', ({ mak
     const previous = setCurrentDeviceResource(mr);
     try {
       const buffer = DeviceBuffer.toDevice(new Uint8Array(256));
-      expect(cuda.lastPrefetchLocation(buffer.ptr, 256)).toBe(prefetchedTo(cuda.getDevice()));
+      expect(prefetchLocation(buffer.ptr, 256)).toBe(prefetchedTo(cuda.getDevice()));
       buffer.prefetch();
-      expect(cuda.lastPrefetchLocation(buffer.ptr, 256)).toBe(prefetchedTo(cuda.getDevice()));
+      expect(prefetchLocation(buffer.ptr, 256)).toBe(prefetchedTo(cuda.getDevice()));
       expectBytes(buffer.toBytes(), new Uint8Array(256));
       buffer.free();
     } finally {
@@ -69,7 +74,7 @@ describe.each(availableUpstreams())('PrefetchResourceAdaptor over $name', ({ mak
     const mr = new PrefetchResourceAdaptor(upstream);
     const stream = new Stream({ nonBlocking: true });
     const ptrs = [1, 1000, SIZE].map((nbytes) => [mr.allocate(nbytes, stream), nbytes] as const);
-    for (const [ptr, nbytes] of ptrs) expect(cuda.lastPrefetchLocation(ptr, nbytes)).toBe(prefetchedTo(mr.device));
+    for (const [ptr, nbytes] of ptrs) expect(prefetchLocation(ptr, nbytes)).toBe(prefetchedTo(mr.device));
     expect(new Set(ptrs.map(([ptr]) => ptr)).size).toBe(3);
     for (const [ptr, nbytes] of ptrs) mr.deallocate(ptr, nbytes, stream);
     const buffer = new DeviceBuffer({ data: pattern(5000, 9), stream, mr });
@@ -92,7 +97,7 @@ describe.each(availableUpstreams())('PrefetchResourceAdaptor over $name', ({ mak
     expect(mr.device).toBe(upstream.device);
     upstream[Symbol.dispose]();
     const buffer = new DeviceBuffer({ data: pattern(1000, 4), mr });
-    expect(cuda.lastPrefetchLocation(buffer.ptr, 1000)).toBe(prefetchedTo(mr.device));
+    expect(prefetchLocation(buffer.ptr, 1000)).toBe(prefetchedTo(mr.device));
     expectBytes(buffer.toBytes(), pattern(1000, 4));
     buffer.free();
   });
@@ -106,7 +111,7 @@ describe('PrefetchResourceAdaptor', () => {
       expect(getCurrentDeviceResource()).toBe(mr);
       expect(getCurrentDeviceResourceType()).toBe(PrefetchResourceAdaptor);
       const buffer = new DeviceBuffer({ data: pattern(777, 2) });
-      expect(cuda.lastPrefetchLocation(buffer.ptr, 777)).toBe(NEVER);
+      expect(prefetchLocation(buffer.ptr, 777)).toBe(NEVER);
       expectBytes(buffer.toBytes(), pattern(777, 2));
       buffer.free();
     } finally {
@@ -135,7 +140,7 @@ describe('PrefetchResourceAdaptor', () => {
     const mr = new PrefetchResourceAdaptor(new SystemMemoryResource());
     const ptr = mr.allocate(SIZE, new Stream());
     expect(ptr).not.toBe(0n);
-    expect(cuda.lastPrefetchLocation(ptr, SIZE)).toBe(NEVER);
+    expect(prefetchLocation(ptr, SIZE)).toBe(NEVER);
     mr.deallocate(ptr, SIZE);
   });
 
@@ -149,7 +154,7 @@ describe('PrefetchResourceAdaptor', () => {
       const mr = new PrefetchResourceAdaptor(managed);
       expect(mr.device).toBe(device);
       const ptr = mr.allocate(4096);
-      expect(cuda.lastPrefetchLocation(ptr, 4096)).toBe(device);
+      expect(prefetchLocation(ptr, 4096)).toBe(device);
       mr.deallocate(ptr, 4096);
     } finally {
       cuda.setDevice(current);
@@ -208,7 +213,7 @@ describe('PrefetchResourceAdaptor', () => {
     expect(thrown(() => new DeviceBuffer({ size: 1000, mr })).cudaErrorName).toBe('CUDA_ERROR_OUT_OF_MEMORY');
     expect(fakeCuda.stats().liveAllocations).toBe(live);
     const ptr = mr.allocate(SIZE);
-    expect(cuda.lastPrefetchLocation(ptr, SIZE)).toBe(mr.device);
+    expect(prefetchLocation(ptr, SIZE)).toBe(mr.device);
     mr.deallocate(ptr, SIZE);
     expect(fakeCuda.stats().liveAllocations).toBe(live);
   });
@@ -217,7 +222,7 @@ describe('PrefetchResourceAdaptor', () => {
     const mr = new PrefetchResourceAdaptor(new ManagedMemoryResource());
     fakeCuda.failNext('cuMemPrefetchAsync_v2', 1, 'CUDA_ERROR_INVALID_VALUE');
     const ptr = mr.allocate(SIZE);
-    expect(cuda.lastPrefetchLocation(ptr, SIZE)).toBe(NEVER);
+    expect(prefetchLocation(ptr, SIZE)).toBe(NEVER);
     mr.deallocate(ptr, SIZE);
   });
 
@@ -231,7 +236,7 @@ describe('PrefetchResourceAdaptor', () => {
     }
     fakeCuda.reset();
     const ptr = mr.allocate(SIZE);
-    expect(cuda.lastPrefetchLocation(ptr, SIZE)).toBe(NEVER);
+    expect(prefetchLocation(ptr, SIZE)).toBe(NEVER);
     expect(fakeCuda.stats().calls.cuMemPrefetchAsync_v2).toBe(0);
     mr.deallocate(ptr, SIZE);
   });

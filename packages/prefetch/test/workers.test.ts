@@ -46,6 +46,7 @@ describe('PrefetchResourceAdaptor and worker threads', () => {
             for (let j = 0; j < 100; j++) {
               const nbytes = 256 * ${worker} + j;
               const ptr = mr.allocate(nbytes);
+              core.cuda.synchronize();
               locations.push(core.cuda.lastPrefetchLocation(ptr, nbytes));
               if (j % 2 === 0) mr.deallocate(ptr, nbytes);
               else kept.push([ptr.toString(), nbytes]);

@@ -183,7 +183,10 @@ int State::Allocate(int device, size_t bytes, AllocationKind kind, CUmemPoolHand
     return kOutOfMemory;
   }
   size_t rounded = (bytes + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
-  void* memory = rounded >= bytes ? std::aligned_alloc(kAllocationAlignment, rounded) : nullptr;
+  void* memory = nullptr;
+  if (rounded >= bytes) {
+    memory = counted ? owner.heap.Allocate(rounded) : std::aligned_alloc(kAllocationAlignment, rounded);
+  }
   if (memory == nullptr) return kOutOfMemory;
   uintptr_t address = reinterpret_cast<uintptr_t>(memory);
   allocations.emplace(address, Allocation{bytes, device, kind, pool,
@@ -199,7 +202,13 @@ void State::Release(AllocationMap::iterator allocation) {
   const Allocation& record = allocation->second;
   if (record.kind != AllocationKind::kPinnedHost) devices[record.device].used -= record.size;
   if (record.pool != nullptr) --record.pool->live_allocations;
-  std::free(reinterpret_cast<void*>(allocation->first));
+  void* memory = reinterpret_cast<void*>(allocation->first);
+  if (record.kind == AllocationKind::kPinnedHost) {
+    std::free(memory);
+  } else {
+    size_t rounded = (record.size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+    devices[record.device].heap.Free(memory, rounded);
+  }
   allocations.erase(allocation);
 }
 

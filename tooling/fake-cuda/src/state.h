@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "device_heap.h"
 #include "exports.h"
 
 // The driver's opaque handle types (declared, never defined, by rmmjs/cuda_driver.h).
@@ -86,6 +87,7 @@ struct Allocation {
 using AllocationMap = std::map<uintptr_t, Allocation>;
 
 struct Device {
+  DeviceHeap heap;  // device, managed and pool allocations
   size_t budget;
   size_t used = 0;                // bytes of device, managed and pool allocations
   std::map<int, int> attributes;  // absent means 0

@@ -137,3 +137,9 @@ extern "C" rmmjs_CUresult cuEventQuery(rmmjs_CUevent event) {
   if (call.status() != kSuccess) return call.status();
   return call.state().CheckEvent(event);
 }
+
+extern "C" rmmjs_CUresult cuCtxSynchronize() {
+  Entry call(Symbol::cuCtxSynchronize);
+  if (call.status() != kSuccess) return call.status();
+  return CurrentContext() != nullptr ? kSuccess : kInvalidContext;
+}

@@ -168,6 +168,8 @@ typedef struct rmmjs_core_api {
   /* A process-unique id of the stream (cuStreamGetId): a destroyed stream's handle can be reused
    * by a new stream, its id cannot. Key per-stream state by it. Host mode: the handle. */
   rmmjs_status (*stream_id)(rmmjs_stream stream, uint64_t* id);
+  /* Waits for all work on the device (cuCtxSynchronize in its primary context). Host mode: no-op. */
+  rmmjs_status (*device_synchronize)(int32_t device);
 } rmmjs_core_api;
 
 #ifdef __cplusplus

@@ -92,6 +92,7 @@ enum {
   X(cuCtxGetCurrent, "cuCtxGetCurrent", rmmjs_CUresult, (rmmjs_CUcontext*))                     \
   X(cuCtxSetCurrent, "cuCtxSetCurrent", rmmjs_CUresult, (rmmjs_CUcontext))                      \
   X(cuCtxGetDevice, "cuCtxGetDevice", rmmjs_CUresult, (rmmjs_CUdevice*))                        \
+  X(cuCtxSynchronize, "cuCtxSynchronize", rmmjs_CUresult, (void))                              \
   X(cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", rmmjs_CUresult, (int*, int*))   \
   X(cuMemGetInfo, "cuMemGetInfo_v2", rmmjs_CUresult, (size_t*, size_t*))                        \
   X(cuMemAlloc, "cuMemAlloc_v2", rmmjs_CUresult, (rmmjs_CUdeviceptr*, size_t))                  \

@@ -4,6 +4,7 @@
 #include "driver.h"
 #include "errors.h"
 #include "memory_ops.h"
+#include "stream.h"
 
 namespace rmmjs {
 namespace bind {
@@ -37,6 +38,11 @@ Napi::Value GetDevice(const Napi::CallbackInfo& info) {
 
 Napi::Value SetDevice(const Napi::CallbackInfo& info) {
   js::Check(info.Env(), SetCurrentDevice(IntArg(info.Env(), info[0], "device")));
+  return info.Env().Undefined();
+}
+
+Napi::Value SynchronizeJs(const Napi::CallbackInfo& info) {
+  js::Check(info.Env(), DeviceSynchronize(IntArg(info.Env(), info[0], "device")));
   return info.Env().Undefined();
 }
 
@@ -97,6 +103,7 @@ void RegisterCuda(Napi::Env env, Napi::Object exports) {
   exports.Set("getDevice", Napi::Function::New(env, GetDevice));
   exports.Set("setDevice", Napi::Function::New(env, SetDevice));
   exports.Set("errorName", Napi::Function::New(env, ErrorName));
+  exports.Set("synchronize", Napi::Function::New(env, SynchronizeJs));
   exports.Set("memGetInfo", Napi::Function::New(env, MemGetInfoJs));
   exports.Set("deviceAttribute", Napi::Function::New(env, DeviceAttribute));
   exports.Set("deviceName", Napi::Function::New(env, DeviceName));

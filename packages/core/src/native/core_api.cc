@@ -89,6 +89,7 @@ rmmjs_core_api BuildTable() {
   api.log_flush = FlushLog;
 
   api.stream_id = StreamId;
+  api.device_synchronize = [](int32_t device) { return DeviceSynchronize(device); };
   return api;
 }
 

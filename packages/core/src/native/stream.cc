@@ -83,6 +83,17 @@ rmmjs_status StreamId(rmmjs_stream stream, uint64_t* id) {
   return RMMJS_OK;
 }
 
+rmmjs_status DeviceSynchronize(int device) {
+  RMMJS_TRY(ValidateDevice(device));
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr) return RequireUsableDriver();
+  ContextScope scope(device);
+  RMMJS_TRY(scope.status());
+  int result = api->cuCtxSynchronize();
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxSynchronize");
+  return RMMJS_OK;
+}
+
 rmmjs_status EventCreate(rmmjs_event* out) {
   const rmmjs_driver_api* api = DriverApi();
   if (api == nullptr) {

@@ -45,6 +45,7 @@ constexpr rmmjs_stream kPerThreadStream = 2;
 
 rmmjs_status StreamSynchronize(rmmjs_stream stream);
 rmmjs_status StreamId(rmmjs_stream stream, uint64_t* id);
+rmmjs_status DeviceSynchronize(int device);
 rmmjs_status StreamSynchronizeOnDevice(rmmjs_stream stream, int device);
 rmmjs_status EventCreate(rmmjs_event* out);
 rmmjs_status EventDestroy(rmmjs_event event);

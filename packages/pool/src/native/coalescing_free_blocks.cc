@@ -93,7 +93,10 @@ void CoalescingFreeBlocks::MoveAll(StreamFreeList& from, StreamFreeList& to, con
 bool CoalescingFreeBlocks::IsWhollyFree(const UpstreamBlock& upstream, std::vector<StreamFreeList*>* lists) const {
   std::vector<StreamFreeList*> found;
   uintptr_t covered = upstream.begin;
-  for (auto at = by_address_.find(upstream.begin); at != by_address_.end() && at->address == covered; ++at) {
+  // Stop at the block's end: the next upstream block can start right there (cuMemAlloc hands out
+  // adjacent small blocks) and its free blocks are not this one's.
+  for (auto at = by_address_.find(upstream.begin);
+       at != by_address_.end() && at->address == covered && covered < upstream.end(); ++at) {
     covered += at->size;
     if (std::find(found.begin(), found.end(), at->list) == found.end()) found.push_back(at->list);
   }
