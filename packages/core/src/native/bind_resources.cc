@@ -47,9 +47,7 @@ napi_value AllocateJs(napi_env raw_env, napi_callback_info info) {
     size_t bytes = SizeArg(env, argv[1], "nbytes");
     rmmjs_stream stream = argc > 2 ? StreamHandleArg(env, argv[2]) : kDefaultStream;
     JsSafeReference keep(mr);
-    ContextScope scope(mr->device);
-    js::Check(env, scope.status());
-    void* ptr = nullptr;
+    void* ptr = nullptr;  // each resource makes the context it needs current
     js::Check(env, Allocate(mr, bytes, stream, &ptr));
     napi_value result;
     napi_create_bigint_uint64(raw_env, reinterpret_cast<uintptr_t>(ptr), &result);
@@ -72,8 +70,6 @@ napi_value DeallocateJs(napi_env raw_env, napi_callback_info info) {
     size_t bytes = SizeArg(env, argv[2], "nbytes");
     rmmjs_stream stream = argc > 3 ? StreamHandleArg(env, argv[3]) : kDefaultStream;
     JsSafeReference keep(mr);
-    ContextScope scope(mr->device);
-    js::Check(env, scope.status());
     js::Check(env, Deallocate(mr, ptr, bytes, stream));
     return nullptr;
   } catch (const Napi::Error& error) {

@@ -19,8 +19,9 @@ class PoolAllocator {
  public:
   PoolAllocator(int device, uintptr_t pool) : device_(device), pool_(pool) {}
 
+  // The pool names the device, so the thread's context need not be asked for (kTrust).
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) {
-    ContextScope scope(device_);
+    ContextScope scope(device_, ContextCheck::kTrust);
     RMMJS_TRY(scope.status());
     rmmjs_CUdeviceptr ptr = 0;
     int result = DriverApi()->cuMemAllocFromPoolAsync(&ptr, bytes, PoolOf(pool_),
@@ -31,7 +32,7 @@ class PoolAllocator {
   }
 
   rmmjs_status Deallocate(void* ptr, size_t, rmmjs_stream stream) {
-    ContextScope scope(device_);
+    ContextScope scope(device_, ContextCheck::kTrust);
     RMMJS_TRY(scope.status());
     int result = DriverApi()->cuMemFreeAsync(reinterpret_cast<rmmjs_CUdeviceptr>(ptr),
                                              reinterpret_cast<rmmjs_CUstream>(stream));

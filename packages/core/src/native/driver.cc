@@ -18,6 +18,8 @@ void* const kNothingToRestore = reinterpret_cast<void*>(1);
 // The device whose primary context the innermost ContextScope on this thread made current
 // (-1: none, or the context may have changed since).
 thread_local int tl_scope_device = -1;
+// The context rmmjs last made or saw current on this thread (see ContextCheck::kTrust).
+thread_local rmmjs_CUcontext tl_known_context = nullptr;
 
 struct DriverState {
   DriverInfo info{DriverMode::kHost, RMMJS_ERR_DRIVER_NOT_FOUND, "", "", 0, 0};
@@ -192,6 +194,7 @@ rmmjs_status SetCurrentDevice(int device) {
   RMMJS_TRY(PrimaryContext(device, &context));
   int result = api->cuCtxSetCurrent(context);
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxSetCurrent");
+  tl_known_context = context;
   return RMMJS_OK;
 }
 
@@ -204,16 +207,26 @@ rmmjs_status ContextPush(int device, void** saved) {
   rmmjs_CUcontext current = nullptr;
   int result = api->cuCtxGetCurrent(&current);
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxGetCurrent");
+  tl_known_context = current;
   if (current == wanted) return RMMJS_OK;
   result = api->cuCtxSetCurrent(wanted);
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxSetCurrent");
+  tl_known_context = wanted;
   // A thread that had no context keeps the primary one, as the runtime API would.
   if (current != nullptr) *saved = current;
   return RMMJS_OK;
 }
 
-ContextScope::ContextScope(int device) : outer_device_(tl_scope_device), nested_(device == tl_scope_device) {
+ContextScope::ContextScope(int device, ContextCheck check)
+    : outer_device_(tl_scope_device), nested_(device == tl_scope_device) {
   if (nested_) return;
+  if (check == ContextCheck::kTrust && tl_known_context != nullptr && DriverApi() != nullptr) {
+    rmmjs_CUcontext wanted = nullptr;
+    if (PrimaryContext(device, &wanted) == RMMJS_OK && wanted == tl_known_context) {
+      nested_ = true;  // nothing to push or restore
+      return;
+    }
+  }
   status_ = ContextPush(device, &saved_);
   if (status_ == RMMJS_OK) tl_scope_device = device;
 }
@@ -227,7 +240,9 @@ ContextScope::~ContextScope() {
 void ContextRestore(void* saved) {
   if (saved == kNothingToRestore) return;
   if (const rmmjs_driver_api* api = DriverApi()) {
-    api->cuCtxSetCurrent(static_cast<rmmjs_CUcontext>(saved));
+    if (api->cuCtxSetCurrent(static_cast<rmmjs_CUcontext>(saved)) == RMMJS_CUDA_SUCCESS) {
+      tl_known_context = static_cast<rmmjs_CUcontext>(saved);
+    }
   }
 }
 

@@ -44,11 +44,19 @@ rmmjs_status ContextPush(int device, void** saved);
 void ContextRestore(void* saved);
 
 // RAII form of ContextPush/ContextRestore. A scope nested in one for the same device costs
-// nothing: the outer scope already checked the thread's context (one driver query per call
-// from JavaScript instead of one per layer of a resource stack).
+// nothing: the outer scope already checked the thread's context.
+//
+// kVerify asks the driver which context is current (a driver call, ~50 ns) and is for calls
+// whose device follows the current context (cuMemAlloc: a wrong context would allocate on the
+// wrong GPU). kTrust believes the context rmmjs last made (or saw) current on this thread, so a
+// hot path that names its device anyway (a memory pool) makes no extra driver call; code that
+// switches the thread's context behind rmmjs's back (another library's cudaSetDevice) should
+// call cuda.setDevice() afterwards.
+enum class ContextCheck { kVerify, kTrust };
+
 class ContextScope {
  public:
-  explicit ContextScope(int device);
+  explicit ContextScope(int device, ContextCheck check = ContextCheck::kVerify);
   ~ContextScope();
   ContextScope(const ContextScope&) = delete;
   ContextScope& operator=(const ContextScope&) = delete;
