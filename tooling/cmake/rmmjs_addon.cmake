@@ -1,5 +1,6 @@
-# rmmjs_addon(<target> SOURCES <files...> [INCLUDES <dirs...>])
+# rmmjs_addon(<target> [JS_ENVIRONMENT] SOURCES <files...> [INCLUDES <dirs...>])
 # A Node-API addon (built by cmake-js) against @rmmjs/core's C ABI and node-addon-api.
+# JS_ENVIRONMENT adds core's rmmjs/js_environment.hpp support, for resources that call JavaScript.
 # The output is build/Release/<target>.node. No CUDA toolkit is needed.
 cmake_minimum_required(VERSION 3.18)
 
@@ -14,7 +15,10 @@ execute_process(
   OUTPUT_STRIP_TRAILING_WHITESPACE)
 
 function(rmmjs_addon target)
-  cmake_parse_arguments(ARG "" "" "SOURCES;INCLUDES" ${ARGN})
+  cmake_parse_arguments(ARG "JS_ENVIRONMENT" "" "SOURCES;INCLUDES" ${ARGN})
+  if(ARG_JS_ENVIRONMENT)
+    list(APPEND ARG_SOURCES ${RMMJS_CORE_INCLUDE}/../addon-support/js_environment.cc)
+  endif()
   add_library(${target} SHARED ${ARG_SOURCES} ${CMAKE_JS_SRC})
   set_target_properties(${target} PROPERTIES
     PREFIX "" SUFFIX ".node"

@@ -6,6 +6,7 @@ import {
   Stream,
 } from '@rmmjs/core';
 import {
+  holdJsException,
   invalidArgType,
   loadAdaptorAddon,
   outOfRange,
@@ -13,7 +14,6 @@ import {
   validateFunction,
   type ResourceHandle,
 } from '@rmmjs/core/internal';
-import { holdError } from './js-exception-bridge.js';
 
 /** Allocates `nbytes` on `stream`; returns the pointer (256-byte aligned, as every resource's). */
 export type AllocateCallback = (nbytes: number, stream: Stream) => bigint | number;
@@ -29,7 +29,7 @@ interface CallbackAddon {
 }
 
 const addon = loadAdaptorAddon<CallbackAddon>(import.meta.url, '../build/Release/rmmjs_callback.node', '@rmmjs/callback');
-addon.setup(holdError);
+addon.setup(holdJsException);
 
 const MAX_POINTER = 2n ** 64n - 1n;
 

@@ -123,10 +123,22 @@ let heldException: { error: unknown } | undefined;
  * Hands over the error a JavaScript callback threw inside a native allocation: the addon that
  * ran the callback takes it out of its own Node-API environment (exceptions pending there are
  * invisible to other addons), passes it here and returns RMMJS_ERR_JS_EXCEPTION; the binding at
- * the top then throws this same object.
+ * the top then throws this same object. Returns a description, for messages of the (rare)
+ * bindings that cannot throw the object itself.
  */
-export function holdJsException(error: unknown): void {
+export function holdJsException(error: unknown): string {
   heldException = { error };
+  return describe(error);
+}
+
+/** "Name: message" of a thrown value, for messages of errors that cannot be the value itself. */
+function describe(error: unknown): string {
+  try {
+    if (error instanceof Error) return `${error.name}: ${error.message}`;
+    return typeof error === 'symbol' ? error.toString() : String(error);
+  } catch {
+    return 'an exception';
+  }
 }
 
 /** The held error (`{ error }`), or undefined when none is held. */

@@ -1,13 +1,15 @@
 import { type DeviceMemoryResource, OutOfMemoryError, UpstreamResourceAdaptor } from '@rmmjs/core';
 import {
+  heldJsException,
+  holdJsException,
   invalidArgType,
   loadAdaptorAddon,
   registerResourceClass,
   resourceHandle,
+  takeHeldJsException,
   validateFunction,
   type ResourceHandle,
 } from '@rmmjs/core/internal';
-import { heldError, holdError, takeHeldError } from './js-exception-bridge.js';
 
 /** Called with the size of an allocation that ran out of memory: `true` retries it, `false` fails it. */
 export type FailureCallback = (nbytes: number) => boolean;
@@ -24,7 +26,7 @@ const addon = loadAdaptorAddon<FailureCallbackAddon>(
   '../build/Release/rmmjs_failure_callback.node',
   '@rmmjs/failure-callback',
 );
-addon.setup(holdError);
+addon.setup(holdJsException);
 
 function isOutOfMemory(error: unknown): boolean {
   if (error instanceof OutOfMemoryError) return true;
@@ -42,7 +44,7 @@ function isOutOfMemory(error: unknown): boolean {
 // object is what the caller gets (held again: the callback may have thrown and caught others).
 function onFailure(callback: FailureCallback): NativeOnFailure {
   return (nbytes, upstreamThrew) => {
-    const thrown = upstreamThrew ? heldError() : undefined;
+    const thrown = upstreamThrew ? heldJsException() : undefined;
     if (upstreamThrew && (thrown === undefined || !isOutOfMemory(thrown.error))) return false;
     const retry: unknown = callback(nbytes);
     if (typeof retry !== 'boolean') {
@@ -51,8 +53,8 @@ function onFailure(callback: FailureCallback): NativeOnFailure {
       throw error;
     }
     if (thrown !== undefined) {
-      if (retry) takeHeldError();
-      else holdError(thrown.error);
+      if (retry) takeHeldJsException();
+      else holdJsException(thrown.error);
     }
     return retry;
   };

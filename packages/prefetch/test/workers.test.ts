@@ -43,8 +43,10 @@ describe('PrefetchResourceAdaptor and worker threads', () => {
             const mr = core.getCurrentDeviceResource();
             const kept = [];
             const locations = [];
-            for (let j = 0; j < 100; j++) {
-              const nbytes = 256 * ${worker} + j;
+            for (let j = 0; j < 40; j++) {
+              // Whole 2 MiB pages: small managed allocations share pages, and a page's prefetch
+              // location is changed by whatever another thread does to its neighbours.
+              const nbytes = 2 << 20;
               const ptr = mr.allocate(nbytes);
               core.cuda.synchronize();
               locations.push(core.cuda.lastPrefetchLocation(ptr, nbytes));
@@ -57,11 +59,11 @@ describe('PrefetchResourceAdaptor and worker threads', () => {
       const expected = withCuda() ? mr.device : -2;
       for (const { className, kept, locations } of results) {
         expect(className).toBe('PrefetchResourceAdaptor');
-        expect(locations).toEqual(new Array(100).fill(expected));
-        expect(kept).toHaveLength(50);
+        expect(locations).toEqual(new Array(40).fill(expected));
+        expect(kept).toHaveLength(20);
       }
       const kept = results.flatMap((r) => r.kept.map(([ptr, nbytes]) => [BigInt(ptr), nbytes] as const));
-      expect(new Set(kept.map(([ptr]) => ptr)).size).toBe(200);
+      expect(new Set(kept.map(([ptr]) => ptr)).size).toBe(80);
       for (const [ptr, nbytes] of kept) {
         expect(cuda.lastPrefetchLocation(ptr, nbytes)).toBe(expected);
         mr.deallocate(ptr, nbytes);

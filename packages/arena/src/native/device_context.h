@@ -1,4 +1,4 @@
-// Small helpers over core's API table for the arena's synchronisation (all no-ops in host mode).
+// Small helpers for the arena's synchronisation (all no-ops in host mode).
 #pragma once
 
 #include <cstdint>
@@ -8,21 +8,7 @@
 
 namespace rmmjs::arena {
 
-// Makes a device's primary context current for a scope (stream 0 and events mean its context).
-class DeviceContext {
- public:
-  explicit DeviceContext(int32_t device) : status_(CoreApi()->context_push(device, &saved_)) {}
-  ~DeviceContext() {
-    if (status_ == RMMJS_OK) CoreApi()->context_restore(saved_);
-  }
-  DeviceContext(const DeviceContext&) = delete;
-  DeviceContext& operator=(const DeviceContext&) = delete;
-  rmmjs_status status() const { return status_; }
-
- private:
-  void* saved_ = nullptr;
-  rmmjs_status status_;
-};
+using rmmjs::DeviceContext;  // from rmmjs/resource.hpp
 
 // The legacy default stream (0 and CU_STREAM_LEGACY): one stream for every thread of a context.
 inline bool IsLegacyDefaultStream(rmmjs_stream stream) { return stream == 0 || stream == 1; }

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "callback_memory_resource.h"
-#include "js_environment.h"
+#include "rmmjs/js_environment.hpp"
 #include "rmmjs/napi.hpp"
 #include "thread_probe.h"
 

@@ -1,7 +1,7 @@
 // RMM's callback_memory_resource: allocate and deallocate are JavaScript functions.
 //
 // The functions run only on the JavaScript thread that created the resource (see
-// js_environment.h); anywhere else the operations fail with RMMJS_ERR_WRONG_THREAD. The package's
+// rmmjs/js_environment.hpp); anywhere else the operations fail with RMMJS_ERR_WRONG_THREAD. The package's
 // JavaScript wraps the user's functions: the native side calls allocate(nbytes, streamHandle)
 // -> bigint pointer and deallocate(ptr, nbytes, streamHandle), the wrappers turn the handle into
 // a Stream and check what the user's function returned.
@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "js_environment.h"
+#include "rmmjs/js_environment.hpp"
 #include "rmmjs/abi.h"
 
 namespace rmmjs {

@@ -149,6 +149,24 @@ class ResourceRef {
   rmmjs_resource* mr_ = nullptr;
 };
 
+// Makes a device's primary context current for a scope (through core's API table: a no-op in
+// host mode). Resources use it around driver work that means "the current context": events,
+// the default streams, allocations of native callers that come with no context.
+class DeviceContext {
+ public:
+  explicit DeviceContext(int32_t device) : status_(CoreApi()->context_push(device, &saved_)) {}
+  ~DeviceContext() {
+    if (status_ == RMMJS_OK) CoreApi()->context_restore(saved_);
+  }
+  DeviceContext(const DeviceContext&) = delete;
+  DeviceContext& operator=(const DeviceContext&) = delete;
+  rmmjs_status status() const { return status_; }
+
+ private:
+  void* saved_ = nullptr;
+  rmmjs_status status_;
+};
+
 }  // namespace rmmjs
 
 #endif  // RMMJS_RESOURCE_HPP

@@ -15,11 +15,15 @@ namespace {
 constexpr const char* kDefaultLibrary = "libcuda.so.1";
 // A value ContextPush returns when there is nothing to restore.
 void* const kNothingToRestore = reinterpret_cast<void*>(1);
-// The device whose primary context the innermost ContextScope on this thread made current
-// (-1: none, or the context may have changed since).
-thread_local int tl_scope_device = -1;
-// The context rmmjs last made or saw current on this thread (see ContextCheck::kTrust).
-thread_local rmmjs_CUcontext tl_known_context = nullptr;
+// What rmmjs knows about this thread's context, in one thread_local: in a dlopen'ed library
+// every thread_local access is a __tls_get_addr call, and the hot path takes this once.
+struct ThreadContext {
+  // The device whose primary context the innermost ContextScope made current (-1: none).
+  int scope_device = -1;
+  // The context rmmjs last made or saw current (see ContextCheck::kTrust).
+  rmmjs_CUcontext known = nullptr;
+};
+thread_local ThreadContext tl_context;
 
 struct DriverState {
   DriverInfo info{DriverMode::kHost, RMMJS_ERR_DRIVER_NOT_FOUND, "", "", 0, 0};
@@ -150,11 +154,14 @@ rmmjs_status ValidateDevice(int device) {
 
 rmmjs_status PrimaryContext(int device, rmmjs_CUcontext* context) {
   DriverState& state = State();
+  // Fast path (every allocation of a memory pool): a device whose context is already retained.
+  if (state.info.mode == DriverMode::kCuda && device >= 0 && device < state.info.device_count) {
+    *context = state.primary_contexts[device].load(std::memory_order_acquire);
+    if (*context != nullptr) return RMMJS_OK;
+  }
   RMMJS_TRY(RequireCuda());
   RMMJS_TRY(ValidateDevice(device));
   std::atomic<rmmjs_CUcontext>& slot = state.primary_contexts[device];
-  *context = slot.load(std::memory_order_acquire);
-  if (*context != nullptr) return RMMJS_OK;
   std::lock_guard<std::mutex> lock(state.contexts_mutex);
   *context = slot.load(std::memory_order_acquire);
   if (*context != nullptr) return RMMJS_OK;
@@ -187,14 +194,14 @@ rmmjs_status GetCurrentDevice(int* device) {
 
 rmmjs_status SetCurrentDevice(int device) {
   RMMJS_TRY(ValidateDevice(device));
-  tl_scope_device = -1;
+  tl_context.scope_device = -1;
   const rmmjs_driver_api* api = DriverApi();
   if (api == nullptr) return RMMJS_OK;
   rmmjs_CUcontext context = nullptr;
   RMMJS_TRY(PrimaryContext(device, &context));
   int result = api->cuCtxSetCurrent(context);
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxSetCurrent");
-  tl_known_context = context;
+  tl_context.known = context;
   return RMMJS_OK;
 }
 
@@ -207,41 +214,44 @@ rmmjs_status ContextPush(int device, void** saved) {
   rmmjs_CUcontext current = nullptr;
   int result = api->cuCtxGetCurrent(&current);
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxGetCurrent");
-  tl_known_context = current;
+  ThreadContext& thread = tl_context;
+  thread.known = current;
   if (current == wanted) return RMMJS_OK;
   result = api->cuCtxSetCurrent(wanted);
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxSetCurrent");
-  tl_known_context = wanted;
+  thread.known = wanted;
   // A thread that had no context keeps the primary one, as the runtime API would.
   if (current != nullptr) *saved = current;
   return RMMJS_OK;
 }
 
-ContextScope::ContextScope(int device, ContextCheck check)
-    : outer_device_(tl_scope_device), nested_(device == tl_scope_device) {
+ContextScope::ContextScope(int device, ContextCheck check) {
+  ThreadContext& thread = tl_context;
+  outer_device_ = thread.scope_device;
+  nested_ = device == thread.scope_device;
   if (nested_) return;
-  if (check == ContextCheck::kTrust && tl_known_context != nullptr && DriverApi() != nullptr) {
+  if (check == ContextCheck::kTrust && thread.known != nullptr && DriverApi() != nullptr) {
     rmmjs_CUcontext wanted = nullptr;
-    if (PrimaryContext(device, &wanted) == RMMJS_OK && wanted == tl_known_context) {
+    if (PrimaryContext(device, &wanted) == RMMJS_OK && wanted == thread.known) {
       nested_ = true;  // nothing to push or restore
       return;
     }
   }
   status_ = ContextPush(device, &saved_);
-  if (status_ == RMMJS_OK) tl_scope_device = device;
+  if (status_ == RMMJS_OK) thread.scope_device = device;
 }
 
 ContextScope::~ContextScope() {
   if (nested_ || status_ != RMMJS_OK) return;
   ContextRestore(saved_);
-  tl_scope_device = outer_device_;
+  tl_context.scope_device = outer_device_;
 }
 
 void ContextRestore(void* saved) {
   if (saved == kNothingToRestore) return;
   if (const rmmjs_driver_api* api = DriverApi()) {
     if (api->cuCtxSetCurrent(static_cast<rmmjs_CUcontext>(saved)) == RMMJS_CUDA_SUCCESS) {
-      tl_known_context = static_cast<rmmjs_CUcontext>(saved);
+      tl_context.known = static_cast<rmmjs_CUcontext>(saved);
     }
   }
 }

@@ -64,8 +64,8 @@ class ContextScope {
 
  private:
   void* saved_ = nullptr;
-  int outer_device_;
-  bool nested_;
+  int outer_device_ = -1;
+  bool nested_ = false;
   rmmjs_status status_ = RMMJS_OK;
 };
 

@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "failure_callback_resource_adaptor.h"
-#include "js_environment.h"
+#include "rmmjs/js_environment.hpp"
 #include "rmmjs/napi.hpp"
 
 namespace {

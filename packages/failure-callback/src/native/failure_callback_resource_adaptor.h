@@ -7,7 +7,7 @@
 // RMMJS_ERR_JS_EXCEPTION with the error held by the exception bridge: the package's JavaScript
 // wrapper of the callback looks at it. Every other failure passes through untouched.
 //
-// The callback runs only on the JavaScript thread that created the adaptor (js_environment.h).
+// The callback runs only on the JavaScript thread that created the adaptor (rmmjs/js_environment.hpp).
 // Elsewhere an out-of-memory failure stays what it is (OutOfMemoryError, its message extended by
 // why the callback was not asked): allocations through the adaptor keep working from every
 // thread, and a caller that handles OutOfMemoryError still gets one.
@@ -15,7 +15,7 @@
 
 #include <memory>
 
-#include "js_environment.h"
+#include "rmmjs/js_environment.hpp"
 #include "rmmjs/abi.h"
 #include "rmmjs/resource.hpp"
 

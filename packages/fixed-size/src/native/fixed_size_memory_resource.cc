@@ -31,22 +31,6 @@ uintptr_t StreamKey(rmmjs_stream stream) {
   return stream;
 }
 
-// The resource's device made current for event calls (the default streams mean the current
-// context's); a no-op in host mode.
-class DeviceContext {
- public:
-  explicit DeviceContext(int32_t device) : status_(CoreApi()->context_push(device, &saved_)) {}
-  ~DeviceContext() {
-    if (status_ == RMMJS_OK) CoreApi()->context_restore(saved_);
-  }
-  DeviceContext(const DeviceContext&) = delete;
-  DeviceContext& operator=(const DeviceContext&) = delete;
-  rmmjs_status status() const { return status_; }
-
- private:
-  void* saved_ = nullptr;
-  rmmjs_status status_;
-};
 
 // RMM's message, with the request aligned up as RMM reports it.
 [[gnu::cold]] rmmjs_status TooLarge(size_t bytes) {

@@ -19,21 +19,6 @@ constexpr size_t kAlignment = RMMJS_ALLOCATION_ALIGNMENT;
 constexpr rmmjs_stream kDefaultStream = 0;
 constexpr size_t kHostDefaultPoolSize = size_t{256} << 20;
 
-// The pool's device made current for driver calls (native callers may come with no context).
-class DeviceContext {
- public:
-  explicit DeviceContext(int32_t device) : status_(CoreApi()->context_push(device, &saved_)) {}
-  ~DeviceContext() {
-    if (status_ == RMMJS_OK) CoreApi()->context_restore(saved_);
-  }
-  DeviceContext(const DeviceContext&) = delete;
-  DeviceContext& operator=(const DeviceContext&) = delete;
-  rmmjs_status status() const { return status_; }
-
- private:
-  void* saved_ = nullptr;
-  rmmjs_status status_;
-};
 
 std::string LastErrorMessage() {
   const char* message = CoreApi()->error_message();

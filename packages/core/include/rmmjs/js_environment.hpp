@@ -1,5 +1,6 @@
-// Calling JavaScript from a native resource (the same file is in @rmmjs/callback and
-// @rmmjs/failure-callback: addons share no code but core's headers).
+// Calling JavaScript from a native resource (used by @rmmjs/callback and
+// @rmmjs/failure-callback; an addon compiles core's addon-support/js_environment.cc with it:
+// rmmjs_addon(... JS_ENVIRONMENT) in tooling/cmake/rmmjs_addon.cmake).
 //
 // A resource's JavaScript functions belong to the Node-API environment (the main thread or a
 // worker) that created the resource. They run only on that environment's thread and only while
@@ -8,10 +9,11 @@
 //
 // Exceptions: Node-API keeps the pending exception per addon (per napi_env), so an exception left
 // pending here would be invisible to @rmmjs/core's bindings and would resurface at this addon's
-// next call. A call that throws therefore clears it and hands the error object to the isolate's
-// exception bridge (src/js-exception-bridge.ts), which core's error factory returns for
+// next call. A call that throws therefore clears it and hands the error object to core's
+// holdJsException (from '@rmmjs/core/internal'), which core's error factory returns for
 // RMMJS_ERR_JS_EXCEPTION: the caller gets the very object that was thrown.
-#pragma once
+#ifndef RMMJS_JS_ENVIRONMENT_HPP
+#define RMMJS_JS_ENVIRONMENT_HPP
 
 #include <node_api.h>
 
@@ -52,9 +54,10 @@ class JsEnvironment {
   napi_env env() const { return env_; }
   JsReach Reach() const;
 
-  // The bridge's hold(error) -> description (called once per environment, by the package's JS).
+  // Core's holdJsException(error) -> description (handed over once per environment by the
+  // package's JavaScript).
   void SetExceptionSink(napi_value hold);
-  // Clears the pending exception of env, hands it to the bridge and returns
+  // Clears the pending exception of env, hands it to holdJsException and returns
   // RMMJS_ERR_JS_EXCEPTION with the message "<context>: <description of the error>".
   rmmjs_status HandOverException(const std::string& context);
 
@@ -122,3 +125,5 @@ class JsHandleScope {
 };
 
 }  // namespace rmmjs
+
+#endif  // RMMJS_JS_ENVIRONMENT_HPP

@@ -1,4 +1,5 @@
-#include "js_environment.h"
+// Compiled into the addons that call JavaScript from native resources (see js_environment.hpp).
+#include "rmmjs/js_environment.hpp"
 
 #include <utility>
 
