@@ -27,7 +27,7 @@ DeviceBuffer::~DeviceBuffer() {
 rmmjs_status DeviceBuffer::Create(rmmjs_resource* mr, StreamObject* stream, size_t size,
                                   const void* host_data, DeviceBuffer** out) {
   auto* buffer = new DeviceBuffer(mr, stream);
-  ContextScope scope(buffer->device_);
+  ContextScope scope(stream->ContextDevice(buffer->device_));
   rmmjs_status status = scope.status();
   if (status == RMMJS_OK) status = Allocate(mr, size, stream->handle(), &buffer->data_);
   if (status == RMMJS_OK) {
@@ -45,7 +45,7 @@ rmmjs_status DeviceBuffer::Create(rmmjs_resource* mr, StreamObject* stream, size
 
 rmmjs_status DeviceBuffer::Deallocate() {
   if (data_ == nullptr) return RMMJS_OK;
-  ContextScope scope(device_);
+  ContextScope scope(stream_->ContextDevice(device_));
   RMMJS_TRY(scope.status());
   RMMJS_TRY(rmmjs::Deallocate(mr_, data_, capacity_, stream_->handle()));
   data_ = nullptr;
@@ -84,24 +84,30 @@ void DeviceBuffer::SetStream(StreamObject* stream) {
   std::exchange(stream_, stream)->Release();
 }
 
+// Moves the contents to new memory on `stream`, which becomes the buffer's stream once that
+// worked (on failure the buffer is as it was).
 rmmjs_status DeviceBuffer::Reallocate(size_t new_capacity, StreamObject* stream) {
   if (pending_async_ > 0) {
     return SetError(RMMJS_ERR_LOGIC, "DeviceBuffer has " + std::to_string(pending_async_) +
                                          " asynchronous copies in flight: await them first");
   }
-  SetStream(stream);
-  ContextScope scope(device_);
+  ContextScope scope(stream->ContextDevice(device_));
   RMMJS_TRY(scope.status());
   void* fresh = nullptr;
-  RMMJS_TRY(Allocate(mr_, new_capacity, stream_->handle(), &fresh));
-  rmmjs_status status = MemcpyAsync(fresh, data_, size_, stream_->handle());
+  RMMJS_TRY(Allocate(mr_, new_capacity, stream->handle(), &fresh));
+  rmmjs_status status = MemcpyAsync(fresh, data_, size_, stream->handle());
   if (status != RMMJS_OK) {
-    rmmjs::Deallocate(mr_, fresh, new_capacity, stream_->handle());
+    rmmjs::Deallocate(mr_, fresh, new_capacity, stream->handle());
     return status;
   }
   void* old = std::exchange(data_, fresh);
   size_t old_capacity = std::exchange(capacity_, new_capacity);
-  return rmmjs::Deallocate(mr_, old, old_capacity, stream_->handle());
+  SetStream(stream);
+  // The buffer moved; failing to return the old memory is logged, not the resize's failure.
+  if (rmmjs::Deallocate(mr_, old, old_capacity, stream_->handle()) != RMMJS_OK) {
+    Log(RMMJS_LOG_ERROR, std::string("DeviceBuffer: returning the old memory after a resize failed: ") + ErrorMessage());
+  }
+  return RMMJS_OK;
 }
 
 rmmjs_status DeviceBuffer::Resize(size_t new_size, StreamObject* stream) {
