@@ -1,8 +1,8 @@
 // The registry and resources are process-wide: worker threads share them.
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { DeviceBuffer, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
-import { expectBytes, pattern } from '@rmmjs/test-helpers';
+import { DeviceBuffer, ManagedMemoryResource, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
+import { expectBytes, pattern, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { availableCases } from './resource-table.js';
 
@@ -54,6 +54,17 @@ describe('worker threads', () => {
     expectBytes(buffer.toBytes(), pattern(100, 1));
     buffer.free();
     setCurrentDeviceResource(previous);
+  });
+
+  it.runIf(withCuda())('a fresh worker (no context yet) can query pointers', async () => {
+    const mr = new ManagedMemoryResource();
+    const ptr = mr.allocate(4096);
+    try {
+      const location = await runWorker(`return core.cuda.lastPrefetchLocation(${ptr}n, 4096);`);
+      expect(location).toBe(-2);
+    } finally {
+      mr.deallocate(ptr, 4096);
+    }
   });
 
   it('four workers allocate and free concurrently through one resource', async () => {

@@ -242,6 +242,7 @@ extern "C" rmmjs_CUresult cuMemRangeGetAttribute(void* data, size_t data_size, i
                                                  rmmjs_CUdeviceptr pointer, size_t bytes) {
   Entry call(Symbol::cuMemRangeGetAttribute);
   if (call.status() != kSuccess) return call.status();
+  if (CurrentContext() == nullptr) return kInvalidContext;  // as the driver (seen on an H200)
   State& state = call.state();
   auto allocation = ManagedRange(state, pointer, bytes);
   if (data == nullptr || data_size != sizeof(int) || allocation == state.allocations.end()) {

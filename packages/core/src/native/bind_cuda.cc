@@ -82,8 +82,23 @@ Napi::Value DeviceName(const Napi::CallbackInfo& info) {
   return Napi::String::New(env, name);
 }
 
+// Pointer and range queries need a context: the current device's (a thread may have none yet).
+class CurrentDeviceContext {
+ public:
+  explicit CurrentDeviceContext(Napi::Env env) : scope_(Device(env)) { js::Check(env, scope_.status()); }
+
+ private:
+  static int Device(Napi::Env env) {
+    int device = 0;
+    js::Check(env, GetCurrentDevice(&device));
+    return device;
+  }
+  ContextScope scope_;
+};
+
 Napi::Value LastPrefetchLocationJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  CurrentDeviceContext context(env);
   int location = -2;
   js::Check(env, LastPrefetchLocation(reinterpret_cast<void*>(PointerArg(env, info[0], "ptr")),
                                       SizeArg(env, info[1], "nbytes"), &location));
@@ -91,6 +106,7 @@ Napi::Value LastPrefetchLocationJs(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value IsManagedJs(const Napi::CallbackInfo& info) {
+  CurrentDeviceContext context(info.Env());
   return Napi::Boolean::New(
       info.Env(), IsManaged(reinterpret_cast<void*>(PointerArg(info.Env(), info[0], "ptr"))));
 }

@@ -129,11 +129,11 @@ rmmjs_status DeviceBuffer::Reserve(size_t new_capacity, StreamObject* stream) {
 rmmjs_status DeviceBuffer::CopyFromHost(const void* src, size_t bytes, const StreamObject* stream) {
   if (bytes == 0) return RMMJS_OK;
   int device = stream->ContextDevice(device_);
+  ContextScope scope(device);
+  RMMJS_TRY(scope.status());
   if (ShouldStage(src, bytes)) {
     return StagedCopy(CopyDirection::kHostToDevice, data_, const_cast<void*>(src), bytes, stream->handle(), device);
   }
-  ContextScope scope(device);
-  RMMJS_TRY(scope.status());
   RMMJS_TRY(MemcpyAsync(data_, src, bytes, stream->handle()));
   return StreamSynchronizeOnDevice(stream->handle(), device);
 }
@@ -141,9 +141,9 @@ rmmjs_status DeviceBuffer::CopyFromHost(const void* src, size_t bytes, const Str
 rmmjs_status DeviceBuffer::CopyToHost(void* dst, size_t bytes, const StreamObject* stream) {
   if (bytes == 0) return RMMJS_OK;
   int device = stream->ContextDevice(device_);
-  if (ShouldStage(dst, bytes)) return StagedCopy(CopyDirection::kDeviceToHost, data_, dst, bytes, stream->handle(), device);
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
+  if (ShouldStage(dst, bytes)) return StagedCopy(CopyDirection::kDeviceToHost, data_, dst, bytes, stream->handle(), device);
   RMMJS_TRY(MemcpyAsync(dst, data_, bytes, stream->handle()));
   return StreamSynchronizeOnDevice(stream->handle(), device);
 }
