@@ -12,3 +12,7 @@ export function random(seed: number): () => number;
 export function thrown(fn: () => unknown): any;
 export function rejected(promise: Promise<unknown>): Promise<any>;
 export function resolveFromPackage(name: string): string;
+export function runInWorker(
+  source: string,
+  options?: { modules?: Record<string, string>; workerData?: unknown },
+): Promise<any>;

@@ -1,6 +1,8 @@
 // Helpers shared by the packages' suites.
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 export { fakeCuda, libraryPath as fakeCudaLibraryPath } from '@rmmjs/fake-cuda';
 
@@ -82,4 +84,39 @@ export async function rejected(promise) {
 /** Imports a workspace package as the package under test resolves it. */
 export function resolveFromPackage(name) {
   return createRequire(join(process.cwd(), 'package.json')).resolve(name);
+}
+
+/**
+ * Runs `source` (the body of an async function) in a worker thread and resolves with what it
+ * returns; a throw rejects with `Error("<code>: <message>")`. In scope: `core` (@rmmjs/core as the
+ * package under test resolves it), `workerData`, and one variable per entry of `modules`
+ * (name -> package name or absolute path). Settles once the worker is gone, so its references
+ * to resources have been released by then.
+ */
+export function runInWorker(source, { modules = {}, workerData } = {}) {
+  const imports = Object.entries({ core: '@rmmjs/core', ...modules })
+    .map(([name, module]) => {
+      const url = pathToFileURL(isAbsolute(module) ? module : resolveFromPackage(module)).href;
+      return `const ${name} = await import(${JSON.stringify(url)});`;
+    })
+    .join('\n');
+  const worker = new Worker(
+    `(async () => {
+      const { parentPort, workerData } = await import('node:worker_threads');
+      try {
+        ${imports}
+        parentPort.postMessage({ ok: await (async () => { ${source} })() });
+      } catch (e) { parentPort.postMessage({ error: e.code + ': ' + e.message }); }
+    })();`,
+    { eval: true, workerData },
+  );
+  return new Promise((resolve, reject) => {
+    worker.once('message', (message) => {
+      void worker.terminate().then(() => {
+        if (message.error) reject(new Error(message.error));
+        else resolve(message.ok);
+      });
+    });
+    worker.once('error', reject);
+  });
 }

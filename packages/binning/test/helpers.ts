@@ -1,6 +1,5 @@
 // What the suites share: the upstreams they run over, RMM's array_tester, a counting resource.
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import {
   CudaMemoryResource,
   DeviceBuffer,
@@ -9,7 +8,7 @@ import {
   UpstreamResourceAdaptor,
   getCurrentDeviceResource,
 } from '@rmmjs/core';
-import { expectBytes, pattern, withCuda } from '@rmmjs/test-helpers';
+import { expectBytes, pattern, runInWorker, withCuda } from '@rmmjs/test-helpers';
 
 export const KiB = 1024;
 export const MiB = 1 << 20;
@@ -57,35 +56,12 @@ export function arrayTester(nbytes: number, seed: number): void {
 /** RMM's _dtypes (item sizes). */
 export const itemSizes = [1, 2, 4, 8, 4, 8, 1];
 
-const entries = {
-  core: fileURLToPath(new URL('../node_modules/@rmmjs/core/dist/index.js', import.meta.url)),
-  binning: fileURLToPath(new URL('../dist/index.js', import.meta.url)),
-  fixedSize: fileURLToPath(new URL('../node_modules/@rmmjs/fixed-size/dist/index.js', import.meta.url)),
-};
-
 /** Runs `source` (the body of an async function with `core`, `binning` and `fixedSize` in scope) in a worker thread. */
 export function runWorker(source: string): Promise<unknown> {
-  const imports = Object.entries(entries)
-    .map(([name, path]) => `const ${name} = await import(${JSON.stringify(path)});`)
-    .join('\n');
-  const worker = new Worker(
-    `(async () => {
-      const { parentPort } = await import('node:worker_threads');
-      try {
-        ${imports}
-        parentPort.postMessage({ ok: await (async () => { ${source} })() });
-      } catch (e) { parentPort.postMessage({ error: e.code + ': ' + e.message }); }
-    })();`,
-    { eval: true },
-  );
-  return new Promise((resolve, reject) => {
-    // Settles once the worker is gone, so its references to resources are released by then.
-    worker.once('message', (message) => {
-      void worker.terminate().then(() => {
-        if (message.error) reject(new Error(message.error));
-        else resolve(message.ok);
-      });
-    });
-    worker.once('error', reject);
+  return runInWorker(source, {
+    modules: {
+      binning: fileURLToPath(new URL('../dist/index.js', import.meta.url)),
+      fixedSize: '@rmmjs/fixed-size',
+    },
   });
 }

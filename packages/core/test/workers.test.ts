@@ -1,28 +1,10 @@
 // The registry and resources are process-wide: worker threads share them.
-import { Worker } from 'node:worker_threads';
-import { fileURLToPath } from 'node:url';
 import { DeviceBuffer, ManagedMemoryResource, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
-import { expectBytes, pattern, withCuda } from '@rmmjs/test-helpers';
+import { expectBytes, pattern, runInWorker, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { availableCases } from './resource-table.js';
 
-const coreEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-
-function runWorker(source: string): Promise<unknown> {
-  const worker = new Worker(`import(${JSON.stringify(coreEntry)}).then(async (core) => {
-      const { parentPort } = await import('node:worker_threads');
-      try { parentPort.postMessage({ ok: await (async () => { ${source} })() }); }
-      catch (e) { parentPort.postMessage({ error: e.code + ': ' + e.message }); }
-    });`, { eval: true });
-  return new Promise((resolve, reject) => {
-    worker.once('message', (message) => {
-      void worker.terminate();
-      if (message.error) reject(new Error(message.error));
-      else resolve(message.ok);
-    });
-    worker.once('error', reject);
-  });
-}
+const runWorker = (source: string) => runInWorker(source);
 
 describe('worker threads', () => {
   it('a worker sees the resource the main thread set, as its class', async () => {

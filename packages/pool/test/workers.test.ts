@@ -1,38 +1,18 @@
 // One pool shared by worker threads: allocate and deallocate run on every thread at once.
-import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { DeviceBuffer, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { PoolMemoryResource } from '@rmmjs/pool';
-import { expectBytes, fakeCuda, onFake, pattern, resolveFromPackage } from '@rmmjs/test-helpers';
+import { expectBytes, fakeCuda, onFake, pattern, runInWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { loadLimiting } from './upstreams.js';
 
-const coreEntry = resolveFromPackage('@rmmjs/core');
 const poolEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const Limiting = await loadLimiting();
 const MiB = 1 << 20;
 
 /** Runs source (an async function body with `core`, `pool` and `workerData` in scope) in a worker. */
-function runWorker(source: string, workerData?: unknown): Promise<unknown> {
-  const worker = new Worker(
-    `Promise.all([import(${JSON.stringify(coreEntry)}), import(${JSON.stringify(poolEntry)})]).then(async ([core, pool]) => {
-      const { parentPort, workerData } = await import('node:worker_threads');
-      try { parentPort.postMessage({ ok: await (async () => { ${source} })() }); }
-      catch (e) { parentPort.postMessage({ error: e.code + ': ' + e.message }); }
-    });`,
-    { eval: true, workerData },
-  );
-  // Settles once the worker has exited, so its references to resources are gone.
-  return new Promise((resolve, reject) => {
-    let outcome: { ok?: unknown; error?: string } = { error: 'the worker exited without a result' };
-    worker.once('message', (message) => {
-      outcome = message;
-      void worker.terminate();
-    });
-    worker.once('error', (error) => (outcome = { error: String(error) }));
-    worker.once('exit', () => (outcome.error ? reject(new Error(outcome.error)) : resolve(outcome.ok)));
-  });
-}
+const runWorker = (source: string, workerData?: unknown) =>
+  runInWorker(source, { modules: { pool: poolEntry }, workerData });
 
 // Through the current resource: `rounds` buffers filled, checked byte for byte and freed, half on a
 // stream of the thread's own; then raw allocate/deallocate with up to 32 live. Returns the buffers
@@ -98,7 +78,7 @@ describe('PoolMemoryResource in worker threads', () => {
       while (Atomics.load(flags, 0) < 4) await new Promise((resolve) => setTimeout(resolve, 5));
       Atomics.store(flags, 1, 1);
       Atomics.notify(flags, 1);
-      const main = new Function('core', `return (() => { ${churn(5, 200)} })();`)(await import(coreEntry));
+      const main = new Function('core', `return (() => { ${churn(5, 200)} })();`)(await import('@rmmjs/core'));
       expect(await Promise.all(workers)).toEqual([200, 200, 200, 200]);
       expect(main).toBe(200);
       // Every byte is free again: each buffer of the last rounds checks its own bytes.

@@ -1,35 +1,10 @@
 // A prefetch adaptor shared with worker threads (which start with no CUDA context current).
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { cuda, getCurrentDeviceResource, ManagedMemoryResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
-import { withCuda } from '@rmmjs/test-helpers';
+import { runInWorker, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
-const resolve = createRequire(import.meta.url).resolve;
-const coreUrl = pathToFileURL(resolve('@rmmjs/core')).href;
-const prefetchUrl = pathToFileURL(resolve('@rmmjs/prefetch')).href;
-
-function runWorker(source: string): Promise<any> {
-  const worker = new Worker(
-    `const { parentPort } = require('node:worker_threads');
-    (async () => {
-      const core = await import(${JSON.stringify(coreUrl)});
-      await import(${JSON.stringify(prefetchUrl)});
-      ${source}
-    })().then((ok) => parentPort.postMessage({ ok }), (e) => parentPort.postMessage({ error: e.code + ': ' + e.message }));`,
-    { eval: true },
-  );
-  return new Promise((resolvePromise, reject) => {
-    worker.once('message', (message) => {
-      void worker.terminate();
-      if (message.error) reject(new Error(message.error));
-      else resolvePromise(message.ok);
-    });
-    worker.once('error', reject);
-  });
-}
+const runWorker = (source: string) => runInWorker(source, { modules: { prefetch: '@rmmjs/prefetch' } });
 
 describe('PrefetchResourceAdaptor and worker threads', () => {
   it('four workers allocate through one adaptor; every allocation is prefetched', async () => {

@@ -1,35 +1,14 @@
 // One tracker shared by worker threads: exact counts, and the stack of each thread.
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { TrackingResourceAdaptor } from '@rmmjs/tracking';
+import { runInWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
-const resolve = createRequire(import.meta.url).resolve;
-const coreUrl = pathToFileURL(resolve('@rmmjs/core')).href;
-const trackingUrl = pathToFileURL(resolve('@rmmjs/tracking')).href;
-
 /** Runs source (an async function body with `core`, and `tracking` when imported) in a worker. */
-function runWorker(source: string, { withTracking }: { withTracking: boolean }): Promise<any> {
-  const worker = new Worker(
-    `const { parentPort } = require('node:worker_threads');
-    (async () => {
-      const core = await import(${JSON.stringify(coreUrl)});
-      const tracking = ${withTracking ? `await import(${JSON.stringify(trackingUrl)})` : 'null'};
-      ${source}
-    })().then((ok) => parentPort.postMessage({ ok }), (e) => parentPort.postMessage({ error: e.code + ': ' + e.message }));`,
-    { eval: true },
-  );
-  return new Promise((resolvePromise, reject) => {
-    worker.once('message', (message) => {
-      void worker.terminate();
-      if (message.error) reject(new Error(message.error));
-      else resolvePromise(message.ok);
-    });
-    worker.once('error', reject);
+const runWorker = (source: string, { withTracking }: { withTracking: boolean }) =>
+  runInWorker(withTracking ? source : `const tracking = null;\n${source}`, {
+    modules: withTracking ? { tracking: '@rmmjs/tracking' } : {},
   });
-}
 
 describe('TrackingResourceAdaptor and worker threads', () => {
   it('four workers allocate and free through one tracker; counts are exact when they finish', async () => {
