@@ -19,11 +19,18 @@ export {
 } from './validate.js';
 
 import { loadAddon } from './load-addon.js';
-import { makeNativeError, native } from './native.js';
+import { holdJsException, makeNativeError, native } from './native.js';
 
-/** An adaptor addon, loaded and handed core's API table (its `init(coreApi, makeError)`). */
+/**
+ * An adaptor addon, loaded and handed core's API table, error factory and exception sink (its
+ * `init(coreApi, makeError, holdJsException)`, defined by RMMJS_ADDON in rmmjs/addon.hpp).
+ */
 export function loadAdaptorAddon<T>(moduleUrl: string, relativePath: string, packageName: string): T {
-  const addon = loadAddon<T & { init(api: unknown, makeError: unknown): void }>(moduleUrl, relativePath, packageName);
-  addon.init(native.coreApi, makeNativeError);
+  const addon = loadAddon<T & { init(api: unknown, makeError: unknown, holdError: unknown): void }>(
+    moduleUrl,
+    relativePath,
+    packageName,
+  );
+  addon.init(native.coreApi, makeNativeError, holdJsException);
   return addon;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "rmmjs/abi.h"
+#include "rmmjs/status.hpp"  // RMMJS_TRY
 
 namespace rmmjs {
 
@@ -22,9 +23,3 @@ rmmjs_status AllocationFailure(int result, const char* call, size_t bytes);
 std::string CudaErrorName(int result);
 
 }  // namespace rmmjs
-
-#define RMMJS_TRY(expr)                            \
-  do {                                             \
-    rmmjs_status rmmjs_try_status_ = (expr);       \
-    if (rmmjs_try_status_ != RMMJS_OK) return rmmjs_try_status_; \
-  } while (0)

@@ -1,0 +1,57 @@
+// Status and error helpers for resources written in C++ against the C ABI (rmmjs/abi.h):
+// errors cross the ABI as a status plus core's thread-local message, never as exceptions.
+#ifndef RMMJS_STATUS_HPP
+#define RMMJS_STATUS_HPP
+
+#include <new>
+#include <string>
+
+#include "rmmjs/abi.h"
+#include "rmmjs/resource.hpp"
+
+// Returns the status of expr from the enclosing function when it is not RMMJS_OK.
+#define RMMJS_TRY(expr)                                            \
+  do {                                                             \
+    rmmjs_status rmmjs_try_status_ = (expr);                       \
+    if (rmmjs_try_status_ != RMMJS_OK) return rmmjs_try_status_;   \
+  } while (0)
+
+namespace rmmjs {
+
+// Sets core's thread-local error (status, message) and returns status.
+inline rmmjs_status Fail(rmmjs_status status, const std::string& message) {
+  return CoreApi()->set_error(status, 0, message.c_str());
+}
+
+// RMMJS_ERR_OUT_OF_MEMORY "<who>: out of host memory" (a std::bad_alloc caught at the ABI boundary).
+inline rmmjs_status FailOutOfHostMemory(const char* who) {
+  return Fail(RMMJS_ERR_OUT_OF_MEMORY, std::string(who) + ": out of host memory");
+}
+
+// The message of the last error set on this thread ("" when none).
+inline std::string LastErrorMessage() {
+  const char* message = CoreApi()->error_message();
+  return message != nullptr ? message : "";
+}
+
+// Writes message to core's debug logger when level is enabled (RMM_DEBUG_LOG_FILE or stderr).
+inline void LogAt(rmmjs_log_level level, const std::string& message) {
+  const rmmjs_core_api* api = CoreApi();
+  if (api->should_log(level)) api->log(level, message.c_str());
+}
+
+// Runs body (a callable returning rmmjs_status) and turns a std::bad_alloc it throws into
+// FailOutOfHostMemory(who): host allocations in a resource's bookkeeping never cross the ABI
+// as exceptions.
+template <class Body>
+rmmjs_status GuardHostMemory(const char* who, Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return FailOutOfHostMemory(who);
+  }
+}
+
+}  // namespace rmmjs
+
+#endif  // RMMJS_STATUS_HPP
