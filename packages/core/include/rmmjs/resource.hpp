@@ -149,6 +149,13 @@ class ResourceRef {
   rmmjs_resource* mr_ = nullptr;
 };
 
+// The streams abi.h names by number. The legacy default stream (0 and CU_STREAM_LEGACY) is one
+// stream for every thread of a context and is never destroyed; the per-thread default stream
+// (CU_STREAM_PER_THREAD) is a different stream on every thread.
+inline bool IsLegacyDefaultStream(rmmjs_stream stream) { return stream == 0 || stream == 1; }
+inline bool IsPerThreadDefaultStream(rmmjs_stream stream) { return stream == 2; }
+inline bool IsDefaultStream(rmmjs_stream stream) { return stream <= 2; }
+
 // Makes a device's primary context current for a scope (through core's API table: a no-op in
 // host mode). Resources use it around driver work that means "the current context": events,
 // the default streams, allocations of native callers that come with no context.
