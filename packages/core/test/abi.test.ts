@@ -18,7 +18,7 @@ const consumer = createRequire(import.meta.url)('../build/Release/rmmjs_test_con
 describe('the C ABI, used by a plain C addon', () => {
   it('accepts core API table 1.x', () => {
     expect(consumer.init(native.coreApi)).toBe(native.abiVersion);
-    expect(native.abiVersion).toBe('1.1');
+    expect(native.abiVersion).toBe('1.2');
   });
 
   it('allocates through the current device resource', () => {

@@ -2,9 +2,44 @@
  * rmmjs C ABI: the contract between @rmmjs/core and every native addon that allocates
  * through it (the adaptor packages, third-party libraries). Plain C, no CUDA headers.
  *
- * Versioning: a major bump breaks the layout; a minor bump only appends members to the
- * end of rmmjs_core_api or rmmjs_resource_ops. An addon accepts core's table when
- * abi_major matches and table->size >= sizeof(rmmjs_core_api) it was compiled against.
+ * Versioning: a major bump breaks the layout; a minor bump only appends members to the end of
+ * rmmjs_core_api, rmmjs_resource_ops or rmmjs_driver_api (rmmjs/cuda_driver.h).
+ * - An addon accepts core's table when abi_major matches and table->size >= sizeof(rmmjs_core_api)
+ *   it was compiled against (rmmjs_core_api_compatible below). An addon built against an older
+ *   minor therefore works with a newer core; one built against a newer minor refuses an older core.
+ *   An addon that wants members of a newer minor only when they exist compares core->size with
+ *   RMMJS_CORE_API_SIZE_1_<minor> instead.
+ * - Core accepts a resource's ops table when ops->size covers the 1.0 layout
+ *   (RMMJS_RESOURCE_OPS_SIZE_1_0) and allocate, deallocate and destroy are set. A member appended
+ *   in a later minor lies past the ops->size of a table built against an earlier one: readers
+ *   treat it as absent (NULL) there (RMMJS_OPS_HAS). A table from a newer minor (a larger size)
+ *   is accepted; members this header does not know are ignored.
+ * - The driver table's layout is told by core->driver_version and core->driver_size (ABI 1.2;
+ *   see rmmjs/cuda_driver.h).
+ *
+ * Threads. Core is thread-safe: these may be called from any thread, concurrently, JavaScript
+ * threads or not (worker_threads, native thread pools, threads the addon made), and need no
+ * CUDA context current (each makes the one it needs current and puts the caller's back):
+ *   retain, release, allocate, deallocate, is_equal, the registry (get_current_device_resource,
+ *   get_per_device_resource, set_per_device_resource), cuda_available, driver, get_device_count,
+ *   get_current_device, context_push / context_restore (on the same thread, nested), the stream
+ *   and event helpers, memcpy_async, memset_async, mem_get_info, prefetch, stream_id,
+ *   device_synchronize, the logger, and set_error / error_message / error_cuda_code (the error
+ *   is the calling thread's own: error_message() stays valid until that thread's next call).
+ * Not thread-safe: initialising a resource's header (resource_init_checked, resource_init), which
+ * its creating thread does before it shares the resource; and a reference itself: any thread may
+ * release one, but each is released once, by the thread that owns it at the time. The
+ * napi_external handles (rmmjs_resource_handle) are JavaScript values and follow Node-API's rule:
+ * only the JavaScript thread they belong to touches them.
+ * A resource implementation must be as thread-safe as core: allocate, deallocate, is_equal and
+ * get_upstream may run on any thread, at once; destroy runs once, on whichever thread releases the
+ * last reference. The exception is a resource flagged RMMJS_RESOURCE_CALLS_JS (a JavaScript
+ * callback resource, or an adaptor over one): its JavaScript runs only on the JavaScript thread
+ * that created it, while that thread's environment exists. A call from any other thread (another
+ * worker, a native thread, a thread-pool thread) or after that environment ended runs no
+ * JavaScript and fails with RMMJS_ERR_WRONG_THREAD (an adaptor whose own JavaScript cannot run
+ * may instead let the upstream's failure stand, saying why in the message). Its operations may
+ * drop the last JavaScript reference to it, so callers hold a reference across each call.
  */
 #ifndef RMMJS_ABI_H
 #define RMMJS_ABI_H
@@ -17,7 +52,7 @@ extern "C" {
 #endif
 
 #define RMMJS_ABI_MAJOR 1
-#define RMMJS_ABI_MINOR 1
+#define RMMJS_ABI_MINOR 2
 
 /* Every allocation a resource hands out is aligned to this many bytes. */
 #define RMMJS_ALLOCATION_ALIGNMENT 256
@@ -41,7 +76,7 @@ typedef enum rmmjs_status {
   RMMJS_ERR_WRONG_THREAD = 9,      /* RMMError, ERR_RMM_WRONG_THREAD: JS callback from a foreign thread */
   /* A JavaScript callback threw inside a native chain. The addon that called it took the error
    * (napi_get_and_clear_last_exception: Node-API keeps pending exceptions per addon) and handed
-   * it to core's holdJsException (from '@rmmjs/core/internal'); propagate the status unchanged
+   * it to core's holdJsException (from '@rmmjs/core/addon'); propagate the status unchanged
    * and the top-level binding throws that same error object. */
   RMMJS_ERR_JS_EXCEPTION = 10
 } rmmjs_status;
@@ -77,7 +112,14 @@ typedef struct rmmjs_resource_ops {
   rmmjs_resource* (*get_upstream)(const rmmjs_resource* self);
 } rmmjs_resource_ops;
 
-/* The header every resource starts with. Initialise with core->resource_init. */
+/* Whether ops (a table core accepted) has `member`: false for a member appended in a later minor
+ * than the one the table was built against. */
+#define RMMJS_OPS_HAS(ops, member) \
+  ((ops)->size >= offsetof(rmmjs_resource_ops, member) + sizeof((ops)->member))
+/* sizeof(rmmjs_resource_ops) in ABI 1.0 (to 1.2): the smallest table core accepts. */
+#define RMMJS_RESOURCE_OPS_SIZE_1_0 (offsetof(rmmjs_resource_ops, get_upstream) + sizeof(void*))
+
+/* The header every resource starts with. Initialise with core->resource_init_checked. */
 struct rmmjs_resource {
   const rmmjs_resource_ops* ops;
   int64_t refcount;  /* touched only through core->retain / core->release */
@@ -113,8 +155,12 @@ typedef struct rmmjs_core_api {
   size_t size; /* sizeof(rmmjs_core_api) of the core that made it */
 
   /* --- resources --- */
+  /* Since 1.2 prefer resource_init_checked, which can report a refused ops table. This one
+   * cannot: it makes a refused resource one whose allocate and deallocate fail with
+   * RMMJS_ERR_LOGIC and the reason, and whose last release frees nothing (ops->destroy is not
+   * trusted). refcount 1. */
   void (*resource_init)(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device,
-                        uint32_t flags); /* refcount 1 */
+                        uint32_t flags);
   void (*retain)(rmmjs_resource* mr);
   void (*release)(rmmjs_resource* mr); /* destroys at zero */
   /* ops->allocate / ops->deallocate with size 0 handled (0 -> NULL, no call). */
@@ -170,7 +216,33 @@ typedef struct rmmjs_core_api {
   rmmjs_status (*stream_id)(rmmjs_stream stream, uint64_t* id);
   /* Waits for all work on the device (cuCtxSynchronize in its primary context). Host mode: no-op. */
   rmmjs_status (*device_synchronize)(int32_t device);
+
+  /* --- ABI 1.2 --- */
+  /* Initialises mr's header (refcount 1) after checking ops: NULL, a size smaller than
+   * RMMJS_RESOURCE_OPS_SIZE_1_0, or a NULL allocate, deallocate or destroy is refused with
+   * RMMJS_ERR_INVALID_ARGUMENT and a message saying what is wrong; mr is then untouched and
+   * still the caller's to free. */
+  rmmjs_status (*resource_init_checked)(rmmjs_resource* mr, const rmmjs_resource_ops* ops,
+                                        int32_t device, uint32_t flags);
+  /* The layout of the table driver() returns (rmmjs/cuda_driver.h): its version
+   * (RMMJS_DRIVER_API_VERSION of this core) and size (sizeof(rmmjs_driver_api) of this core).
+   * Entry points are only appended, so one exists when its member lies within driver_size
+   * (RMMJS_DRIVER_HAS). Before 1.2 these members are absent and the table is version 1. */
+  uint32_t driver_version;
+  size_t driver_size;
 } rmmjs_core_api;
+
+/* sizeof(rmmjs_core_api) of each minor: core->size >= RMMJS_CORE_API_SIZE_1_<n> means the members
+ * of ABI 1.<n> are there. */
+#define RMMJS_CORE_API_SIZE_1_0 (offsetof(rmmjs_core_api, log_flush) + sizeof(void*))
+#define RMMJS_CORE_API_SIZE_1_1 (offsetof(rmmjs_core_api, device_synchronize) + sizeof(void*))
+#define RMMJS_CORE_API_SIZE_1_2 (offsetof(rmmjs_core_api, driver_size) + sizeof(size_t))
+
+/* Whether an addon compiled against this header can use core's table: the same major, and at
+ * least the members this header declares. */
+static inline int rmmjs_core_api_compatible(const rmmjs_core_api* core) {
+  return core != NULL && core->abi_major == RMMJS_ABI_MAJOR && core->size >= sizeof(rmmjs_core_api);
+}
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,9 @@
 //   RMMJS_ADDON(my_addon, {"create", Create}, {"count", Count})
 //
 // RMMJS_ADDON exports `init(coreApi, makeError, holdJsException)`, which the package's JavaScript
-// calls once through loadAdaptorAddon from '@rmmjs/core/internal', and the listed functions.
+// calls once through loadAddon from '@rmmjs/core/addon', and the listed functions. A listed
+// function that runs out of host memory (std::bad_alloc) throws OutOfMemoryError instead of
+// ending the process.
 // An addon whose resources call JavaScript uses RMMJS_JS_ADDON instead: it also installs the
 // environment's JsEnvironment (rmmjs/js_environment.hpp), which EnvironmentOf(info) returns in
 // the listed functions, and hands holdJsException to it.
@@ -20,8 +22,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -29,6 +31,7 @@
 #include "rmmjs/js_environment.hpp"
 #include "rmmjs/napi.hpp"
 #include "rmmjs/resource.hpp"
+#include "rmmjs/status.hpp"
 
 namespace rmmjs {
 namespace js {
@@ -48,14 +51,20 @@ inline size_t SizeArg(const Napi::Value& value, size_t absent = 0) {
 
 inline Napi::Value SizeValue(Napi::Env env, size_t value) { return Napi::Number::New(env, static_cast<double>(value)); }
 
+// A new T(args...) on `device` with `flags`: its JS handle.
+template <class T, class... Args>
+Napi::Value NewResourceHandle(Napi::Env env, int32_t device, uint32_t flags, Args&&... args) {
+  rmmjs_resource* mr = nullptr;
+  Check(env, NewResource<T>(device, flags, &mr, std::forward<Args>(args)...));
+  return WrapResource(env, mr);
+}
+
 // A new T(ResourceRef upstream, args...) on upstream's device, with upstream's flags plus
 // extra_flags (RMMJS_RESOURCE_CALLS_JS for adaptors that run JavaScript): its JS handle.
 template <class T, class... Args>
 Napi::Value NewAdaptor(Napi::Env env, rmmjs_resource* upstream, uint32_t extra_flags, Args&&... args) {
-  rmmjs_resource* mr = nullptr;
-  Check(env, NewResource<T>(upstream->device, upstream->flags | extra_flags, &mr, ResourceRef::Retain(upstream),
-                            std::forward<Args>(args)...));
-  return WrapResource(env, mr);
+  return NewResourceHandle<T>(env, upstream->device, upstream->flags | extra_flags, ResourceRef::Retain(upstream),
+                              std::forward<Args>(args)...);
 }
 
 // NewAdaptor over the upstream resource in info[0].
@@ -67,7 +76,7 @@ Napi::Value CreateAdaptor(const Napi::CallbackInfo& info, uint32_t extra_flags, 
 
 // The JsEnvironment of the calling function's environment (RMMJS_JS_ADDON functions only).
 inline std::shared_ptr<JsEnvironment>& EnvironmentOf(const Napi::CallbackInfo& info) {
-  return *static_cast<std::shared_ptr<JsEnvironment>*>(info.Data());
+  return *Data(info.Env()).js_environment;
 }
 
 struct Method {
@@ -75,23 +84,38 @@ struct Method {
   Napi::Value (*callback)(const Napi::CallbackInfo&);
 };
 
-// Module initialisation behind RMMJS_ADDON and RMMJS_JS_ADDON (a template, so that addons without
-// JavaScript callbacks do not link against JsEnvironment).
+namespace detail {
+
+// Calls the Method that is the function's data.
+inline Napi::Value CallMethod(const Napi::CallbackInfo& info) {
+  const Method& method = *static_cast<const Method*>(info.Data());
+  try {
+    return method.callback(info);
+  } catch (const std::bad_alloc&) {
+    ThrowStatus(info.Env(), FailOutOfHostMemory(method.name));
+  }
+}
+
 template <bool kCallsJs>
-Napi::Object ExportAddon(Napi::Env env, Napi::Object exports, std::initializer_list<Method> methods) {
-  void* environment = nullptr;
-  if constexpr (kCallsJs) environment = JsEnvironment::Install(env);
-  auto init = [](const Napi::CallbackInfo& info) -> Napi::Value {
-    ReceiveCoreApi(info);
-    if constexpr (kCallsJs) {
-      if (!info[2].IsFunction()) ThrowTypeError(info.Env(), "init(coreApi, makeError, holdJsException) expects a function");
-      EnvironmentOf(info)->SetExceptionSink(info[2]);
-    }
-    return info.Env().Undefined();
-  };
-  exports.Set("init", Napi::Function::New(env, init, "init", environment));
+Napi::Value Init(const Napi::CallbackInfo& info) {
+  ReceiveCoreApi(info);
+  if constexpr (kCallsJs) {
+    if (!info[2].IsFunction()) ThrowTypeError(info.Env(), "init(coreApi, makeError, holdJsException) expects a function");
+    EnvironmentOf(info)->SetExceptionSink(info[2]);
+  }
+  return info.Env().Undefined();
+}
+
+}  // namespace detail
+
+// Module initialisation behind RMMJS_ADDON and RMMJS_JS_ADDON (a template, so that addons without
+// JavaScript callbacks do not link against JsEnvironment). `methods` lives as long as the process.
+template <bool kCallsJs, size_t kCount>
+Napi::Object ExportAddon(Napi::Env env, Napi::Object exports, const Method (&methods)[kCount]) {
+  if constexpr (kCallsJs) Data(env).js_environment = JsEnvironment::Install(env);
+  exports.Set("init", Napi::Function::New(env, detail::Init<kCallsJs>, "init"));
   for (const Method& method : methods) {
-    exports.Set(method.name, Napi::Function::New(env, method.callback, method.name, environment));
+    exports.Set(method.name, Napi::Function::New(env, detail::CallMethod, method.name, const_cast<Method*>(&method)));
   }
   return exports;
 }
@@ -99,10 +123,11 @@ Napi::Object ExportAddon(Napi::Env env, Napi::Object exports, std::initializer_l
 }  // namespace js
 }  // namespace rmmjs
 
-#define RMMJS_ADDON_MODULE_(modname, calls_js, ...)                                             \
-  static Napi::Object RmmjsAddonInit(Napi::Env env, Napi::Object exports) {                     \
-    return rmmjs::js::ExportAddon<calls_js>(env, exports, {__VA_ARGS__});                       \
-  }                                                                                             \
+#define RMMJS_ADDON_MODULE_(modname, calls_js, ...)                                 \
+  static const rmmjs::js::Method kRmmjsAddonMethods[] = {__VA_ARGS__};              \
+  static Napi::Object RmmjsAddonInit(Napi::Env env, Napi::Object exports) {         \
+    return rmmjs::js::ExportAddon<calls_js>(env, exports, kRmmjsAddonMethods);      \
+  }                                                                                 \
   NODE_API_MODULE(modname, RmmjsAddonInit)
 
 // Defines the addon's module init: `init` plus the listed {"name", function} pairs.

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rmmjs/abi.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -77,7 +79,8 @@ enum {
   RMMJS_CU_MEM_ADVISE_SET_PREFERRED_LOCATION = 3
 };
 
-/* One function pointer per driver entry point, looked up by its exact (versioned) name. */
+/* One function pointer per driver entry point, looked up by its exact (versioned) name. The
+ * layout is append-only: a new entry point goes at the end, and RMMJS_DRIVER_API_VERSION goes up. */
 #define RMMJS_DRIVER_FUNCTIONS(X)                                                               \
   X(cuGetErrorName, "cuGetErrorName", rmmjs_CUresult, (rmmjs_CUresult, const char**))           \
   X(cuGetErrorString, "cuGetErrorString", rmmjs_CUresult, (rmmjs_CUresult, const char**))       \
@@ -145,6 +148,21 @@ typedef struct rmmjs_driver_api {
   RMMJS_DRIVER_FUNCTIONS(RMMJS_DRIVER_MEMBER)
 #undef RMMJS_DRIVER_MEMBER
 } rmmjs_driver_api;
+
+/* The layout of rmmjs_driver_api. 1: the entry points of ABI 1.1 and 1.2 (up to cuMemFreeAsync). */
+#define RMMJS_DRIVER_API_VERSION 1
+#define RMMJS_DRIVER_API_SIZE_1 (offsetof(rmmjs_driver_api, cuMemFreeAsync) + sizeof(void*))
+
+/* sizeof(rmmjs_driver_api) of the table core->driver() returns: core->driver_size, or the
+ * version 1 layout for a core older than ABI 1.2 (which does not say). */
+static inline size_t rmmjs_driver_size(const rmmjs_core_api* core) {
+  return core->size >= RMMJS_CORE_API_SIZE_1_2 ? core->driver_size : RMMJS_DRIVER_API_SIZE_1;
+}
+
+/* Whether core's driver table has the entry point `member` (a table from an older core may end
+ * before it). The pointer itself is set whenever core->driver() is not NULL. */
+#define RMMJS_DRIVER_HAS(core, member) \
+  (rmmjs_driver_size(core) >= offsetof(rmmjs_driver_api, member) + sizeof(void*))
 
 #ifdef __cplusplus
 }

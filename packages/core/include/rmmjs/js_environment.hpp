@@ -10,7 +10,7 @@
 // Exceptions: Node-API keeps the pending exception per addon (per napi_env), so an exception left
 // pending here would be invisible to @rmmjs/core's bindings and would resurface at this addon's
 // next call. A call that throws therefore clears it and hands the error object to core's
-// holdJsException (from '@rmmjs/core/internal'), which core's error factory returns for
+// holdJsException (from '@rmmjs/core/addon'), which core's error factory returns for
 // RMMJS_ERR_JS_EXCEPTION: the caller gets the very object that was thrown.
 #ifndef RMMJS_JS_ENVIRONMENT_HPP
 #define RMMJS_JS_ENVIRONMENT_HPP

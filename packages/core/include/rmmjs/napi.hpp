@@ -1,19 +1,23 @@
 // Node-API glue shared by @rmmjs/core and every adaptor addon (node-addon-api, C++ exceptions).
 //
-// An addon exports `init(coreApi, makeError)`; its JavaScript calls it once with
-// `coreApi` and `makeError` from '@rmmjs/core/internal'. Resources travel to and from
-// JavaScript as type-tagged napi_externals holding one reference each.
+// An addon exports `init(coreApi, makeError, holdJsException)`, which loadAddon from
+// '@rmmjs/core/addon' calls once per environment (rmmjs/addon.hpp defines it). Resources travel
+// to and from JavaScript as type-tagged napi_externals holding one reference each.
 #ifndef RMMJS_NAPI_HPP
 #define RMMJS_NAPI_HPP
 
 #include <napi.h>
 
+#include <memory>
 #include <string>
 
 #include "rmmjs/abi.h"
 #include "rmmjs/resource.hpp"
 
 namespace rmmjs {
+
+class JsEnvironment;  // rmmjs/js_environment.hpp
+
 namespace js {
 
 inline constexpr napi_type_tag kResourceTag{RMMJS_TAG_RESOURCE_LOWER, RMMJS_TAG_RESOURCE_UPPER};
@@ -22,6 +26,8 @@ inline constexpr napi_type_tag kCoreApiTag{RMMJS_TAG_CORE_API_LOWER, RMMJS_TAG_C
 // Per-environment state of one addon.
 struct AddonData {
   Napi::FunctionReference make_error;  // (status, message, cudaCode, nodeCode?) => Error
+  // RMMJS_JS_ADDON: the environment's JsEnvironment (owned by its cleanup hook).
+  std::shared_ptr<JsEnvironment>* js_environment = nullptr;
 };
 
 inline AddonData& Data(Napi::Env env) {
@@ -38,7 +44,7 @@ inline bool HasTag(Napi::Env env, napi_value value, const napi_type_tag& tag) {
   return napi_check_object_type_tag(env, value, &tag, &result) == napi_ok && result;
 }
 
-// An error object of the class API.md gives for status, with the thread-local message.
+// An error object of the class status stands for (see rmmjs/abi.h), with the given message.
 inline Napi::Value MakeError(Napi::Env env, rmmjs_status status, const std::string& message,
                              int cuda_code = 0, const char* node_code = nullptr) {
   AddonData& data = Data(env);
@@ -73,7 +79,7 @@ inline void ReceiveCoreApi(const Napi::CallbackInfo& info) {
     throw Napi::TypeError::New(env, "init(coreApi, makeError) expects @rmmjs/core's API table");
   }
   auto* api = static_cast<const rmmjs_core_api*>(info[0].As<Napi::External<void>>().Data());
-  if (api->abi_major != RMMJS_ABI_MAJOR || api->size < sizeof(rmmjs_core_api)) {
+  if (!rmmjs_core_api_compatible(api)) {
     throw Napi::Error::New(env, "@rmmjs/core's C ABI " + std::to_string(api->abi_major) + "." +
                                     std::to_string(api->abi_minor) +
                                     " does not match this addon's (" +

@@ -10,7 +10,7 @@
 //     bool IsEqual(const MyResource& other) const;      // default: identity
 //     rmmjs_resource* Upstream() const;                 // default: none
 //   };
-//   rmmjs_resource* mr; rmmjs::NewResource<MyResource>(api, device, flags, &mr, args...);
+//   rmmjs_resource* mr; rmmjs::NewResource<MyResource>(device, flags, &mr, args...);
 #ifndef RMMJS_RESOURCE_HPP
 #define RMMJS_RESOURCE_HPP
 
@@ -107,9 +107,13 @@ rmmjs_status NewResource(int32_t device, uint32_t flags, rmmjs_resource** out, A
   } catch (const std::exception& error) {
     return api->set_error(RMMJS_ERR_LOGIC, 0, error.what());
   }
-  api->resource_init(&box->header, OpsOf<T>(), device, flags);
+  rmmjs_status status = api->resource_init_checked(&box->header, OpsOf<T>(), device, flags);
+  if (status != RMMJS_OK) {
+    delete box;
+    return status;
+  }
   if constexpr (detail::HasInit<T>::value) {
-    rmmjs_status status = box->impl.Init(&box->header);
+    status = box->impl.Init(&box->header);
     if (status != RMMJS_OK) {
       api->release(&box->header);
       return status;

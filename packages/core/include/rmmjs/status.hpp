@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rmmjs/abi.h"
+#include "rmmjs/cuda_driver.h"
 #include "rmmjs/resource.hpp"
 
 // Returns the status of expr from the enclosing function when it is not RMMJS_OK.
@@ -26,6 +27,26 @@ inline rmmjs_status Fail(rmmjs_status status, const std::string& message) {
 // RMMJS_ERR_OUT_OF_MEMORY "<who>: out of host memory" (a std::bad_alloc caught at the ABI boundary).
 inline rmmjs_status FailOutOfHostMemory(const char* who) {
   return Fail(RMMJS_ERR_OUT_OF_MEMORY, std::string(who) + ": out of host memory");
+}
+
+// The driver's name of a CUDA error code ("CUDA_ERROR_OUT_OF_MEMORY"), or CUDA_ERROR_UNKNOWN(<code>).
+inline std::string CudaErrorName(int result) {
+  const char* name = nullptr;
+  if (const rmmjs_driver_api* driver = CoreApi()->driver()) driver->cuGetErrorName(result, &name);
+  return name != nullptr ? name : "CUDA_ERROR_UNKNOWN(" + std::to_string(result) + ")";
+}
+
+// "<name> <description>" of a CUDA error code, as core's messages show it.
+inline std::string DescribeCudaError(int result) {
+  const char* description = nullptr;
+  if (const rmmjs_driver_api* driver = CoreApi()->driver()) driver->cuGetErrorString(result, &description);
+  return CudaErrorName(result) + " " + (description != nullptr ? description : "unknown error");
+}
+
+// RMMJS_ERR_CUDA for a driver call that returned result: "CUDA error at <call>: <name> <description>".
+inline rmmjs_status FailCuda(int result, const char* call) {
+  std::string message = std::string("CUDA error at ") + call + ": " + DescribeCudaError(result);
+  return CoreApi()->set_error(RMMJS_ERR_CUDA, result, message.c_str());
 }
 
 // The message of the last error set on this thread ("" when none).

@@ -12,6 +12,26 @@
 namespace rmmjs {
 namespace {
 
+// Append-only layouts: the members of each minor keep their places (a member inserted before
+// them would break every addon built against that minor).
+static_assert(RMMJS_CORE_API_SIZE_1_0 == 2 * sizeof(uint32_t) + sizeof(size_t) + 31 * sizeof(void*),
+              "ABI 1.0's members moved");
+static_assert(RMMJS_CORE_API_SIZE_1_1 == RMMJS_CORE_API_SIZE_1_0 + 2 * sizeof(void*), "ABI 1.1's members moved");
+static_assert(RMMJS_CORE_API_SIZE_1_2 == sizeof(rmmjs_core_api), "a member was appended: add its minor's size");
+static_assert(RMMJS_DRIVER_API_SIZE_1 == 45 * sizeof(void*), "driver entry points of version 1 moved");
+static_assert(sizeof(rmmjs_driver_api) == RMMJS_DRIVER_API_SIZE_1,
+              "a driver entry point was appended: raise RMMJS_DRIVER_API_VERSION and add its size");
+
+// Runs op with the current device's context current: third-party callers may have none.
+template <class Op>
+rmmjs_status InCurrentDeviceContext(Op&& op) {
+  int device = 0;
+  RMMJS_TRY(GetCurrentDevice(&device));
+  ContextScope scope(device);
+  RMMJS_TRY(scope.status());
+  return op();
+}
+
 rmmjs_core_api BuildTable() {
   rmmjs_core_api api{};
   api.abi_major = RMMJS_ABI_MAJOR;
@@ -52,30 +72,17 @@ rmmjs_core_api BuildTable() {
   api.event_synchronize = EventSynchronize;
   api.stream_wait_event = StreamWaitEvent;
 
-  // Third-party callers may have no context current: use the current device's.
   api.memcpy_async = [](void* dst, const void* src, size_t bytes, rmmjs_stream stream) {
-    int device = 0;
-    RMMJS_TRY(GetCurrentDevice(&device));
-    ContextScope scope(device);
-    RMMJS_TRY(scope.status());
-    return MemcpyAsync(dst, src, bytes, stream);
+    return InCurrentDeviceContext([&] { return MemcpyAsync(dst, src, bytes, stream); });
   };
   api.memset_async = [](void* dst, int value, size_t bytes, rmmjs_stream stream) {
-    int device = 0;
-    RMMJS_TRY(GetCurrentDevice(&device));
-    ContextScope scope(device);
-    RMMJS_TRY(scope.status());
-    return MemsetAsync(dst, value, bytes, stream);
+    return InCurrentDeviceContext([&] { return MemsetAsync(dst, value, bytes, stream); });
   };
   api.mem_get_info = [](int32_t device, size_t* free_bytes, size_t* total_bytes) {
     return MemGetInfo(device, free_bytes, total_bytes);
   };
   api.prefetch = [](void* ptr, size_t bytes, int32_t device, rmmjs_stream stream) {
-    int current = 0;
-    RMMJS_TRY(GetCurrentDevice(&current));
-    ContextScope scope(current);
-    RMMJS_TRY(scope.status());
-    return Prefetch(ptr, bytes, device, stream);
+    return InCurrentDeviceContext([&] { return Prefetch(ptr, bytes, device, stream); });
   };
 
   api.set_error = [](rmmjs_status status, int cuda_code, const char* message) {
@@ -90,6 +97,10 @@ rmmjs_core_api BuildTable() {
 
   api.stream_id = StreamId;
   api.device_synchronize = [](int32_t device) { return DeviceSynchronize(device); };
+
+  api.resource_init_checked = ResourceInitChecked;
+  api.driver_version = RMMJS_DRIVER_API_VERSION;
+  api.driver_size = sizeof(rmmjs_driver_api);
   return api;
 }
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "rmmjs/abi.h"
-#include "rmmjs/status.hpp"  // RMMJS_TRY
+#include "rmmjs/status.hpp"  // RMMJS_TRY, FailCuda, CudaErrorName
 
 namespace rmmjs {
 
@@ -15,11 +15,14 @@ inline rmmjs_status SetError(rmmjs_status status, std::string message) {
 const char* ErrorMessage();
 int ErrorCudaCode();
 
-// "CUDA error at <call>: CUDA_ERROR_X description" as status RMMJS_ERR_CUDA.
+// "CUDA error at <call>: CUDA_ERROR_X description" as status RMMJS_ERR_CUDA (FailCuda).
 rmmjs_status CudaFailure(int result, const char* call);
+// RMMJS_OK for CUDA_SUCCESS, else CudaFailure(result, call).
+inline rmmjs_status CheckCuda(int result, const char* call) {
+  return result == 0 ? RMMJS_OK : CudaFailure(result, call);
+}
 // An allocation that failed in the driver: OutOfMemory for CUDA_ERROR_OUT_OF_MEMORY,
 // else a CUDA error; RMM's wording "CUDA error (failed to allocate N bytes): ...".
 rmmjs_status AllocationFailure(int result, const char* call, size_t bytes);
-std::string CudaErrorName(int result);
 
 }  // namespace rmmjs

@@ -6,6 +6,9 @@
 
 namespace rmmjs {
 
+// resource_init_checked and (ABI 1.0) resource_init: see rmmjs/abi.h.
+rmmjs_status ResourceInitChecked(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device,
+                                 uint32_t flags);
 void ResourceInit(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device, uint32_t flags);
 void Retain(rmmjs_resource* mr);
 void Release(rmmjs_resource* mr);

@@ -59,9 +59,7 @@ rmmjs_status StreamSynchronizeOnDevice(rmmjs_stream stream, int device) {
   if (api == nullptr) return RequireUsableDriver();
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
-  int result = api->cuStreamSynchronize(reinterpret_cast<rmmjs_CUstream>(stream));
-  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuStreamSynchronize");
-  return RMMJS_OK;
+  return CheckCuda(api->cuStreamSynchronize(reinterpret_cast<rmmjs_CUstream>(stream)), "cuStreamSynchronize");
 }
 
 rmmjs_status StreamSynchronize(rmmjs_stream stream) {
@@ -77,8 +75,7 @@ rmmjs_status StreamId(rmmjs_stream stream, uint64_t* id) {
     return RequireUsableDriver();
   }
   unsigned long long value = 0;
-  int result = api->cuStreamGetId(reinterpret_cast<rmmjs_CUstream>(stream), &value);
-  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuStreamGetId");
+  RMMJS_TRY(CheckCuda(api->cuStreamGetId(reinterpret_cast<rmmjs_CUstream>(stream), &value), "cuStreamGetId"));
   *id = value;
   return RMMJS_OK;
 }
@@ -89,9 +86,7 @@ rmmjs_status DeviceSynchronize(int device) {
   if (api == nullptr) return RequireUsableDriver();
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
-  int result = api->cuCtxSynchronize();
-  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxSynchronize");
-  return RMMJS_OK;
+  return CheckCuda(api->cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 rmmjs_status EventCreate(rmmjs_event* out) {
@@ -118,35 +113,28 @@ rmmjs_status EventDestroy(rmmjs_event event) {
     delete reinterpret_cast<HostEvent*>(event);
     return RMMJS_OK;
   }
-  int result = api->cuEventDestroy(reinterpret_cast<rmmjs_CUevent>(event));
-  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuEventDestroy_v2");
-  return RMMJS_OK;
+  return CheckCuda(api->cuEventDestroy(reinterpret_cast<rmmjs_CUevent>(event)), "cuEventDestroy_v2");
 }
 
 rmmjs_status EventRecord(rmmjs_event event, rmmjs_stream stream) {
   const rmmjs_driver_api* api = DriverApi();
   if (api == nullptr) return RMMJS_OK;
-  int result = api->cuEventRecord(reinterpret_cast<rmmjs_CUevent>(event),
-                                  reinterpret_cast<rmmjs_CUstream>(stream));
-  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuEventRecord");
-  return RMMJS_OK;
+  return CheckCuda(api->cuEventRecord(reinterpret_cast<rmmjs_CUevent>(event), reinterpret_cast<rmmjs_CUstream>(stream)),
+                   "cuEventRecord");
 }
 
 rmmjs_status EventSynchronize(rmmjs_event event) {
   const rmmjs_driver_api* api = DriverApi();
   if (api == nullptr) return RMMJS_OK;
-  int result = api->cuEventSynchronize(reinterpret_cast<rmmjs_CUevent>(event));
-  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuEventSynchronize");
-  return RMMJS_OK;
+  return CheckCuda(api->cuEventSynchronize(reinterpret_cast<rmmjs_CUevent>(event)), "cuEventSynchronize");
 }
 
 rmmjs_status StreamWaitEvent(rmmjs_stream stream, rmmjs_event event) {
   const rmmjs_driver_api* api = DriverApi();
   if (api == nullptr) return RMMJS_OK;
-  int result = api->cuStreamWaitEvent(reinterpret_cast<rmmjs_CUstream>(stream),
-                                      reinterpret_cast<rmmjs_CUevent>(event), 0);
-  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuStreamWaitEvent");
-  return RMMJS_OK;
+  return CheckCuda(
+      api->cuStreamWaitEvent(reinterpret_cast<rmmjs_CUstream>(stream), reinterpret_cast<rmmjs_CUevent>(event), 0),
+      "cuStreamWaitEvent");
 }
 
 }  // namespace rmmjs

@@ -1,0 +1,44 @@
+/**
+ * For native addons that allocate through rmmjs or implement a memory resource in C or C++ (the
+ * C ABI is include/rmmjs/abi.h; the README's "Native addons" section shows a complete example):
+ * core's API table, and `loadAddon`, which hands it to an addon's `init`.
+ */
+import { loadAddon as requireAddon } from './load-addon.js';
+import { holdJsException, makeNativeError, native, type CoreApi, type MakeErrorFn } from './native.js';
+
+export { holdJsException };
+export { resourceHandle, wrapResource, registerResourceClass } from './device-memory-resource.js';
+export type { CoreApi, MakeErrorFn, ResourceHandle } from './native.js';
+
+/** Core's API table (`rmmjs_core_api`), as the type-tagged external an addon's `init` receives. */
+export const coreApi: CoreApi = native.coreApi;
+
+/** The C ABI version core implements, `"major.minor"` (`RMMJS_ABI_MAJOR`.`RMMJS_ABI_MINOR`). */
+export const abiVersion: string = native.abiVersion;
+
+/**
+ * `(status, message, cudaCode, nodeCode?) => Error`: the error of the class a `rmmjs_status`
+ * stands for (`OutOfMemoryError` for `RMMJS_ERR_OUT_OF_MEMORY`, `CudaError` for `RMMJS_ERR_CUDA`,
+ * ...), with `message`. For `RMMJS_ERR_JS_EXCEPTION` it returns the error a JavaScript callback
+ * threw (handed over with `holdJsException`). An addon throws what it returns.
+ */
+export const makeError: MakeErrorFn = makeNativeError;
+
+/** What `loadAddon` calls: an addon's `init(coreApi, makeError, holdJsException)`. */
+export interface AddonInit {
+  init(coreApi: CoreApi, makeError: MakeErrorFn, holdJsException: (error: unknown) => string): unknown;
+}
+
+/**
+ * Loads the native addon at `relativePath` (relative to the module `moduleUrl`, e.g.
+ * `'../build/Release/my_addon.node'` from `import.meta.url`) and calls its
+ * `init(coreApi, makeError, holdJsException)` (what RMMJS_ADDON in rmmjs/addon.hpp defines; a
+ * plain-C addon implements it by hand). An addon that cannot be loaded, or that refuses core's
+ * table (another ABI major, or a newer minor than this core's), throws an error that says what
+ * to do; `packageName` names the addon in it.
+ */
+export function loadAddon<T>(moduleUrl: string, relativePath: string, packageName: string): T {
+  const addon = requireAddon<T & AddonInit>(moduleUrl, relativePath, packageName);
+  addon.init(coreApi, makeError, holdJsException);
+  return addon;
+}
