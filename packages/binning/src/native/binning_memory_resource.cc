@@ -1,22 +1,20 @@
 #include "binning_memory_resource.h"
 
 #include <algorithm>
-#include <new>
 
 #include "rmmjs/format.hpp"
+#include "rmmjs/status.hpp"
 
 namespace rmmjs {
 
 BinningMemoryResource::BinningMemoryResource(ResourceRef upstream) : upstream_(std::move(upstream)) {}
 
 rmmjs_status BinningMemoryResource::Init(rmmjs_resource*) {
-  try {
+  return GuardHostMemory(kTypeName, [&] {
     tables_.push_back(std::make_unique<BinTable>());
-  } catch (const std::bad_alloc&) {
-    return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, "BinningMemoryResource: out of host memory");
-  }
-  table_.store(tables_.back().get(), std::memory_order_release);
-  return RMMJS_OK;
+    table_.store(tables_.back().get(), std::memory_order_release);
+    return RMMJS_OK;
+  });
 }
 
 bool BinningMemoryResource::AddBin(size_t allocation_size, rmmjs_resource* bin) {

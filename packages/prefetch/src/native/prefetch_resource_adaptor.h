@@ -15,10 +15,14 @@ class PrefetchResourceAdaptor {
  public:
   static constexpr const char* kTypeName = "PrefetchResourceAdaptor";
 
-  // prefetch: false when no allocation of upstream can be prefetched (see WorthPrefetching).
-  PrefetchResourceAdaptor(ResourceRef upstream, bool prefetch)
-      : upstream_(std::move(upstream)), device_(upstream_.get()->device), prefetch_(prefetch) {}
+  explicit PrefetchResourceAdaptor(ResourceRef upstream)
+      : upstream_(std::move(upstream)), device_(upstream_.get()->device) {}
 
+  // Decides whether allocations of the upstream are worth prefetching: not in host mode, not on
+  // a device without concurrent managed access (rmm::prefetch returns early there), and not when
+  // the upstream says its memory is device-only (managed memory is host-accessible), which saves
+  // every allocation a driver query that would only find the memory is not managed.
+  rmmjs_status Init(rmmjs_resource* self);
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out);
   rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
     return CoreApi()->deallocate(upstream_.get(), ptr, bytes, stream);
@@ -30,13 +34,7 @@ class PrefetchResourceAdaptor {
 
   ResourceRef upstream_;
   int32_t device_;
-  bool prefetch_;
+  bool prefetch_ = false;
 };
-
-// Whether allocations of upstream may be prefetched: not in host mode, not on a device without
-// concurrent managed access (rmm::prefetch returns early there), and not when upstream says its
-// memory is device-only (managed memory is host-accessible), which saves every allocation a
-// driver query that would only find the memory is not managed.
-rmmjs_status WorthPrefetching(const rmmjs_resource* upstream, bool* worth);
 
 }  // namespace rmmjs

@@ -1,31 +1,18 @@
 #include "tracking_resource_adaptor.h"
 
 #include <algorithm>
-#include <cstdarg>
-#include <cstdio>
 #include <mutex>
-#include <new>
 #include <sstream>
 #include <tuple>
 #include <vector>
 
 #include "rmmjs/format.hpp"
+#include "rmmjs/status.hpp"
 
 namespace rmmjs {
 namespace {
 
 constexpr auto kRelaxed = std::memory_order_relaxed;
-
-void LogError(const char* format, ...) __attribute__((format(printf, 1, 2)));
-void LogError(const char* format, ...) {
-  if (!CoreApi()->should_log(RMMJS_LOG_ERROR)) return;
-  char message[256];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(message, sizeof(message), format, args);
-  va_end(args);
-  CoreApi()->log(RMMJS_LOG_ERROR, message);
-}
 
 }  // namespace
 
@@ -43,19 +30,17 @@ rmmjs_status TrackingResourceAdaptor::Allocate(size_t bytes, rmmjs_stream stream
 
 rmmjs_status TrackingResourceAdaptor::Track(uintptr_t ptr, size_t bytes) {
   Shard& shard = ShardOf(ptr);
-  try {
+  return GuardHostMemory(kTypeName, [&] {
     AllocationRecord record{bytes, capture_stacks_ ? CallStack::Capture() : nullptr};
     std::lock_guard<SpinLock> guard(shard.lock);
     if (shard.table.Insert(ptr, std::move(record))) {
       shard.bytes.store(shard.bytes.load(kRelaxed) + bytes, kRelaxed);
       return RMMJS_OK;
     }
-  } catch (const std::bad_alloc&) {
-    return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, "out of host memory");
-  }
-  // The upstream handed out an address that is still tracked: it was freed behind this
-  // adaptor's back.
-  return CoreApi()->set_error(RMMJS_ERR_LOGIC, 0, "pointer is already tracked");
+    // The upstream handed out an address that is still tracked: it was freed behind this
+    // adaptor's back.
+    return Fail(RMMJS_ERR_LOGIC, "pointer is already tracked");
+  });
 }
 
 rmmjs_status TrackingResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
@@ -71,10 +56,12 @@ rmmjs_status TrackingResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmjs_
   // As RMM: an untracked pointer still goes upstream; a wrong size is replaced by the size
   // that was allocated.
   if (!tracked) {
-    LogError("Deallocating a pointer that was not tracked. Ptr: %p [%zuB], Current Num. Allocations: %zu", ptr,
-             bytes, outstanding_count());
+    LogAt(RMMJS_LOG_ERROR, "Deallocating a pointer that was not tracked. Ptr: " + FormatHex(key) + " [" +
+                               std::to_string(bytes) + "B], Current Num. Allocations: " +
+                               std::to_string(outstanding_count()));
   } else if (record.bytes != bytes) {
-    LogError("Alloc bytes (%zu) and Dealloc bytes (%zu) do not match", record.bytes, bytes);
+    LogAt(RMMJS_LOG_ERROR, "Alloc bytes (" + std::to_string(record.bytes) + ") and Dealloc bytes (" +
+                               std::to_string(bytes) + ") do not match");
     bytes = record.bytes;
   }
   // Forgotten even when the upstream fails, as RMM (whose deallocate cannot fail): the
@@ -122,8 +109,7 @@ std::string TrackingResourceAdaptor::outstanding_allocations_str() const {
 }
 
 void TrackingResourceAdaptor::log_outstanding_allocations() const {
-  if (!CoreApi()->should_log(RMMJS_LOG_DEBUG)) return;
-  CoreApi()->log(RMMJS_LOG_DEBUG, ("Outstanding Allocations: " + outstanding_allocations_str()).c_str());
+  if (CoreApi()->should_log(RMMJS_LOG_DEBUG)) LogAt(RMMJS_LOG_DEBUG, "Outstanding Allocations: " + outstanding_allocations_str());
 }
 
 }  // namespace rmmjs

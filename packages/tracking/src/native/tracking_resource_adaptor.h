@@ -18,7 +18,7 @@
 #include "allocation_table.h"
 #include "rmmjs/abi.h"
 #include "rmmjs/resource.hpp"
-#include "spin_lock.h"
+#include "rmmjs/spin_lock.hpp"
 
 namespace rmmjs {
 
