@@ -2,7 +2,6 @@
 // from JS and through the C ABI, scaling with live allocations and with threads, and what each
 // adaptor adds over a pool.
 import * as core from '@rmmjs/core';
-import { resourceHandle } from '@rmmjs/core/internal';
 import { ArenaMemoryResource } from '@rmmjs/arena';
 import { BinningMemoryResource } from '@rmmjs/binning';
 import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
@@ -11,7 +10,7 @@ import { LimitingResourceAdaptor } from '@rmmjs/limiting';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
 import { TrackingResourceAdaptor } from '@rmmjs/tracking';
-import { benchNative } from '@rmmjs/bench-native';
+import { abiPairNs, abiRandomNs } from '@rmmjs/test-addon';
 import { threadOpsPerSecond } from './bench-threads.mjs';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
 
@@ -32,12 +31,11 @@ export async function benchSuballocators({ record, quick, gpu }) {
   ];
   for (const [name, make, random] of suballocators) {
     const mr = make();
-    const handle = resourceHandle(mr, 'mr');
     record(name, 'pair 1 MiB from JS', median(() => pairNs(mr, MiB, pairs)), 'ns');
-    record(name, 'pair 1 MiB through the C ABI (C++)', median(() => benchNative.abiPairNs(handle, MiB, pairs)), 'ns');
+    record(name, 'pair 1 MiB through the C ABI (C++)', median(() => abiPairNs(mr, MiB, pairs)), 'ns');
     if (random) {
       record(name, `random workload (${steps} steps) from JS`, median(() => runRandomWorkload(mr, workload), 3), 'ns/op');
-      record(name, 'random workload through the C ABI (C++)', median(() => benchNative.abiRandomNs(handle, workload.sizes, workload.frees), 3), 'ns/op');
+      record(name, 'random workload through the C ABI (C++)', median(() => abiRandomNs(mr, workload.sizes, workload.frees), 3), 'ns/op');
     }
     mr[Symbol.dispose]();
   }
@@ -72,11 +70,11 @@ export async function benchSuballocators({ record, quick, gpu }) {
     ['PrefetchResourceAdaptor', () => new PrefetchResourceAdaptor(upstream)],
     ['FailureCallbackResourceAdaptor', () => new FailureCallbackResourceAdaptor(upstream, () => false)],
   ];
-  const poolPair = median(() => benchNative.abiPairNs(resourceHandle(upstream, 'mr'), MiB, pairs), 7);
+  const poolPair = median(() => abiPairNs(upstream, MiB, pairs), 7);
   record('adaptors over a pool', 'pool pair 1 MiB (C++)', poolPair, 'ns');
   for (const [name, make] of adaptors) {
     const mr = make();
-    const pair = median(() => benchNative.abiPairNs(resourceHandle(mr, 'mr'), MiB, pairs), 7);
+    const pair = median(() => abiPairNs(mr, MiB, pairs), 7);
     record('adaptors over a pool', `${name} pair (C++)`, pair, 'ns', `adds ${(pair - poolPair).toFixed(1)} ns (target <= 30)`);
     mr[Symbol.dispose]();
   }

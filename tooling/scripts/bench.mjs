@@ -5,8 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as core from '@rmmjs/core';
-import { resourceHandle } from '@rmmjs/core/internal';
-import { benchNative } from '@rmmjs/bench-native';
+import { abiPairNs, abiRandomNs, driverPairNs, driverPoolPairNs } from '@rmmjs/test-addon';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
 import { benchSuballocators } from './bench-suballocators.mjs';
 
@@ -54,18 +53,17 @@ function alternating(js, driver, rounds = 9) {
 
 for (const [name, make, pairIterations, steps] of resources) {
   const mr = make();
-  const handle = resourceHandle(mr, 'mr');
   const n = quick ? Math.ceil(pairIterations / 10) : pairIterations;
   let driverLoop;
-  if (name === 'CudaMemoryResource') driverLoop = () => benchNative.driverPairNs(MiB, n);
-  if (name === 'CudaAsyncMemoryResource') driverLoop = () => benchNative.driverPoolPairNs(mr.poolHandle(), MiB, n);
+  if (name === 'CudaMemoryResource') driverLoop = () => driverPairNs(MiB, n);
+  if (name === 'CudaAsyncMemoryResource') driverLoop = () => driverPoolPairNs(mr.poolHandle(), MiB, n);
   const [js, driver] = driverLoop ? alternating(() => pairNs(mr, MiB, n), driverLoop) : [median(() => pairNs(mr, MiB, n)), undefined];
-  const native = median(() => benchNative.abiPairNs(handle, MiB, n));
+  const native = median(() => abiPairNs(mr, MiB, n));
   record(name, 'pair 1 MiB from JS', js, 'ns');
   record(name, 'pair 1 MiB through the C ABI (C++)', native, 'ns', `JS adds ${(js - native).toFixed(0)} ns`);
   const workload = randomWorkload({ steps: quick ? steps / 10 : steps });
   record(name, `random workload (${workload.steps} steps) from JS`, median(() => runRandomWorkload(mr, workload), 3), 'ns/op');
-  record(name, 'random workload through the C ABI (C++)', median(() => benchNative.abiRandomNs(handle, workload.sizes, workload.frees), 3), 'ns/op');
+  record(name, 'random workload through the C ABI (C++)', median(() => abiRandomNs(mr, workload.sizes, workload.frees), 3), 'ns/op');
   if (name === 'CudaMemoryResource') {
     record(name, 'pair 1 MiB: cuMemAlloc+cuMemFree C++ loop', driver, 'ns', `JS/driver ${(js / driver).toFixed(3)} (target <= 1.05)`);
   }

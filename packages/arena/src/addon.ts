@@ -1,34 +1,24 @@
 import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
-export interface WorkloadResult {
-  operations: number;
-  seconds: number;
-  mismatches: number;
-  errors: string[];
-}
-
+/** Where the memory of an `ArenaMemoryResource` is now (see `arenaSummary`). */
 export interface ArenaSummary {
+  /** Bytes of the global arena taken from the upstream. */
   arenaSize: number;
+  /** Per-thread arenas (the default streams' allocations), of threads that have not exited. */
   threadArenas: number;
+  /** Per-stream arenas (allocations on other streams). */
   streamArenas: number;
+  /** Superblocks the global arena holds (not lent to an arena). */
   globalSuperblocks: number;
+  /** Free bytes in those superblocks. */
   globalFreeBytes: number;
+  /** The largest free block among them. */
   globalLargestFreeBlock: number;
 }
 
 export interface ArenaAddon {
+  create(upstream: ResourceHandle, arenaSize: number | undefined, dumpLogOnFailure: boolean): ResourceHandle;
   summary(mr: ResourceHandle): ArenaSummary;
-  create(upstream: ResourceHandle, arenaSize: number, dumpLogOnFailure: boolean): ResourceHandle;
-  nativeThreadsWorkload(
-    mr: ResourceHandle,
-    threads: number,
-    iterations: number,
-    minBytes: number,
-    maxBytes: number,
-    maxLive: number,
-    seed: number,
-    check: boolean,
-  ): WorkloadResult;
 }
 
 export const addon = loadAdaptorAddon<ArenaAddon>(import.meta.url, '../build/Release/rmmjs_arena.node', '@rmmjs/arena');

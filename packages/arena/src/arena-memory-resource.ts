@@ -1,12 +1,13 @@
 import { type DeviceMemoryResource, UpstreamResourceAdaptor } from '@rmmjs/core';
 import {
+  invalidArgType,
   registerResourceClass,
   resourceHandle,
   validateBoolean,
   validateOptions,
   validateSizeOption,
 } from '@rmmjs/core/internal';
-import { addon } from './addon.js';
+import { addon, type ArenaSummary } from './addon.js';
 
 export interface ArenaMemoryResourceOptions {
   /**
@@ -31,10 +32,21 @@ export class ArenaMemoryResource extends UpstreamResourceAdaptor {
   constructor(upstream: DeviceMemoryResource, options?: ArenaMemoryResourceOptions) {
     const handle = resourceHandle(upstream, 'upstream');
     const { arenaSize, dumpLogOnFailure } = validateOptions<ArenaMemoryResourceOptions>(options);
-    const size = arenaSize === undefined ? -1 : validateSizeOption(arenaSize, 'arenaSize');
+    const size = arenaSize === undefined ? undefined : validateSizeOption(arenaSize, 'arenaSize');
     const dump = dumpLogOnFailure === undefined ? false : validateBoolean(dumpLogOnFailure, 'dumpLogOnFailure');
     super(addon.create(handle, size, dump));
   }
 }
 
 registerResourceClass('ArenaMemoryResource', ArenaMemoryResource);
+
+/**
+ * Where the memory of `mr` is now: the global arena's size, how many per-thread and per-stream
+ * arenas hold superblocks, and what the global arena has left. For diagnostics and tests (beyond
+ * RMM, whose arena only writes this to its log on failure); the counts change as threads and
+ * streams allocate, so read them when no other thread is using `mr`.
+ */
+export function arenaSummary(mr: ArenaMemoryResource): ArenaSummary {
+  if (!(mr instanceof ArenaMemoryResource)) throw invalidArgType('mr', 'an instance of ArenaMemoryResource', mr);
+  return addon.summary(resourceHandle(mr, 'mr'));
+}

@@ -1,1 +1,2 @@
-export { ArenaMemoryResource, type ArenaMemoryResourceOptions } from './arena-memory-resource.js';
+export { ArenaMemoryResource, arenaSummary, type ArenaMemoryResourceOptions } from './arena-memory-resource.js';
+export type { ArenaSummary } from './addon.js';

@@ -12,7 +12,7 @@ import {
 import { ArenaMemoryResource } from '@rmmjs/arena';
 import { expectBytes, pattern, random, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { arenaSummary } from '../dist/testing.js';
+import { arenaSummary } from '@rmmjs/arena';
 import { KiB, MiB, disposeAfterEach, offset, upstreamCases } from './upstreams.js';
 
 const noRoom = (bytes: string) => `Maximum pool size exceeded (failed to allocate ${bytes}): No room in arena.`;

@@ -19,7 +19,7 @@ import {
 import { ArenaMemoryResource } from '@rmmjs/arena';
 import { fakeCuda, onFake, onHost, resolveFromPackage, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { arenaSummary } from '../dist/testing.js';
+import { arenaSummary } from '@rmmjs/arena';
 import { MiB, disposeAfterEach } from './upstreams.js';
 
 const keep = disposeAfterEach();

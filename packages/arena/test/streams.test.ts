@@ -5,7 +5,7 @@ import { DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM, Strea
 import { ArenaMemoryResource } from '@rmmjs/arena';
 import { fakeCuda, onFake } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { arenaSummary } from '../dist/testing.js';
+import { arenaSummary } from '@rmmjs/arena';
 import { KiB, MiB, disposeAfterEach, offset, upstreamCases } from './upstreams.js';
 
 /** Driver calls made while fn runs (all zero off the fake driver). */

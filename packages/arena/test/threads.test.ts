@@ -6,7 +6,8 @@ import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core'
 import { ArenaMemoryResource } from '@rmmjs/arena';
 import { resolveFromPackage } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { arenaSummary, nativeThreadsWorkload } from '../dist/testing.js';
+import { arenaSummary } from '@rmmjs/arena';
+import { nativeThreadsWorkload } from '@rmmjs/test-addon';
 import { KiB, MiB, disposeAfterEach } from './upstreams.js';
 
 const coreEntry = pathToFileURL(resolveFromPackage('@rmmjs/core')).href;

@@ -6,7 +6,6 @@ import {
   Stream,
 } from '@rmmjs/core';
 import {
-  holdJsException,
   invalidArgType,
   loadAdaptorAddon,
   outOfRange,
@@ -24,12 +23,10 @@ type NativeAllocate = (nbytes: number, streamHandle: bigint) => bigint;
 type NativeDeallocate = (ptr: bigint, nbytes: number, streamHandle: bigint) => void;
 
 interface CallbackAddon {
-  setup(holdError: (error: unknown) => string): void;
   create(allocate: NativeAllocate, deallocate: NativeDeallocate): ResourceHandle;
 }
 
 const addon = loadAdaptorAddon<CallbackAddon>(import.meta.url, '../build/Release/rmmjs_callback.node', '@rmmjs/callback');
-addon.setup(holdJsException);
 
 const MAX_POINTER = 2n ** 64n - 1n;
 

@@ -7,7 +7,6 @@ export const coreEntry = fileURLToPath(new URL('../../core/dist/index.js', impor
 export const internalEntry = fileURLToPath(new URL('../../core/dist/internal.js', import.meta.url));
 export const callbackEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 export const limitingEntry = fileURLToPath(new URL('../../limiting/dist/index.js', import.meta.url));
-export const callbackAddonPath = fileURLToPath(new URL('../build/Release/rmmjs_callback.node', import.meta.url));
 
 /**
  * Runs `source` (the body of an async function with `core` in scope) in a worker thread and

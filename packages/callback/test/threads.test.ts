@@ -1,17 +1,10 @@
 // The callbacks run only on the JavaScript thread that created the resource; every other thread
 // gets ERR_RMM_WRONG_THREAD at once (no deadlock, no crash), also after that thread is gone.
-import { createRequire } from 'node:module';
 import { DeviceBuffer, RMMError, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
-import { resourceHandle } from '@rmmjs/core/internal';
 import { CallbackMemoryResource } from '@rmmjs/callback';
+import { allocateOnNativeThread, allocateOnThreadPool } from '@rmmjs/test-addon';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callbackAddonPath, callbackEntry, coreEntry, runNode, runWorker } from './support.js';
-
-interface Probes {
-  allocateOnNativeThread(mr: unknown, nbytes: number): [number, string];
-  allocateOnThreadPool(mr: unknown, nbytes: number): Promise<[number, string]>;
-}
-const probes = createRequire(import.meta.url)(callbackAddonPath) as Probes;
+import { callbackEntry, coreEntry, runNode, runWorker } from './support.js';
 
 const WRONG_THREAD = 9; // RMMJS_ERR_WRONG_THREAD
 const otherThread = (op: string) =>
@@ -76,13 +69,13 @@ describe.each([
 describe('threads that run no JavaScript', () => {
   it('a native thread gets RMMJS_ERR_WRONG_THREAD', () => {
     const { calls, mr } = counting();
-    expect(probes.allocateOnNativeThread(resourceHandle(mr, 'mr'), 1000)).toEqual([WRONG_THREAD, otherThread('allocate')]);
+    expect(allocateOnNativeThread(mr, 1000)).toEqual([WRONG_THREAD, otherThread('allocate')]);
     expect(calls).toEqual([]);
   });
 
   it('a thread-pool thread gets RMMJS_ERR_WRONG_THREAD', async () => {
     const { calls, mr } = counting();
-    await expect(probes.allocateOnThreadPool(resourceHandle(mr, 'mr'), 1000)).resolves.toEqual([
+    await expect(allocateOnThreadPool(mr, 1000)).resolves.toEqual([
       WRONG_THREAD,
       otherThread('allocate'),
     ]);
@@ -134,7 +127,7 @@ describe('a resource created by a worker', () => {
       expect(error?.code).toBe('ERR_RMM_WRONG_THREAD');
       expect(error?.message).toBe(exited(op));
     }
-    expect(probes.allocateOnNativeThread(resourceHandle(orphan, 'mr'), 64)).toEqual([WRONG_THREAD, exited('allocate')]);
+    expect(allocateOnNativeThread(orphan, 64)).toEqual([WRONG_THREAD, exited('allocate')]);
     setCurrentDeviceResource(previous);
     orphan[Symbol.dispose]();  // the last reference goes on this thread: nothing to release
   });

@@ -17,7 +17,6 @@ export type FailureCallback = (nbytes: number) => boolean;
 type NativeOnFailure = (nbytes: number, upstreamThrew: boolean) => boolean;
 
 interface FailureCallbackAddon {
-  setup(holdError: (error: unknown) => string): void;
   create(upstream: ResourceHandle, onFailure: NativeOnFailure): ResourceHandle;
 }
 
@@ -26,7 +25,6 @@ const addon = loadAdaptorAddon<FailureCallbackAddon>(
   '../build/Release/rmmjs_failure_callback.node',
   '@rmmjs/failure-callback',
 );
-addon.setup(holdJsException);
 
 function isOutOfMemory(error: unknown): boolean {
   if (error instanceof OutOfMemoryError) return true;

@@ -7,7 +7,6 @@ export const coreEntry = fileURLToPath(new URL('../../core/dist/index.js', impor
 export const failureCallbackEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 export const callbackEntry = fileURLToPath(new URL('../../callback/dist/index.js', import.meta.url));
 export const limitingEntry = fileURLToPath(new URL('../../limiting/dist/index.js', import.meta.url));
-export const callbackAddonPath = fileURLToPath(new URL('../../callback/build/Release/rmmjs_callback.node', import.meta.url));
 
 /**
  * Runs `source` (the body of an async function with `core` in scope) in a worker thread and

@@ -2,24 +2,18 @@
 // still allocates; an out-of-memory failure stays an OutOfMemoryError that says why the callback
 // was not asked, and an error thrown below passes unchanged.
 import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
 import {
   DeviceBuffer,
   OutOfMemoryError,
   getCurrentDeviceResource,
   setCurrentDeviceResource,
 } from '@rmmjs/core';
-import { resourceHandle } from '@rmmjs/core/internal';
 import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
+import { allocateOnNativeThread, allocateOnThreadPool } from '@rmmjs/test-addon';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callbackAddonPath, callbackEntry, coreEntry, failureCallbackEntry, limitingEntry, runWorker } from './support.js';
+import { callbackEntry, coreEntry, failureCallbackEntry, limitingEntry, runWorker } from './support.js';
 
 const { LimitingResourceAdaptor } = (await import(limitingEntry)) as typeof import('../../limiting/dist/index.js');
-await import(callbackEntry);  // initialises the probes' addon
-const probes = createRequire(import.meta.url)(callbackAddonPath) as {
-  allocateOnNativeThread(mr: unknown, nbytes: number): [number, string];
-  allocateOnThreadPool(mr: unknown, nbytes: number): Promise<[number, string]>;
-};
 
 const OUT_OF_MEMORY = 1; // RMMJS_ERR_OUT_OF_MEMORY
 const notAsked = (message: string) =>
@@ -72,9 +66,8 @@ describe.each([
 describe('threads that run no JavaScript', () => {
   it('a native thread allocates, and out of memory gets the failure without a call', () => {
     const { calls, mr } = limited();
-    const handle = resourceHandle(mr, 'mr');
-    expect(probes.allocateOnNativeThread(handle, 4096)).toEqual([0, '']);
-    expect(probes.allocateOnNativeThread(handle, 4097)).toEqual([
+    expect(allocateOnNativeThread(mr, 4096)).toEqual([0, '']);
+    expect(allocateOnNativeThread(mr, 4097)).toEqual([
       OUT_OF_MEMORY,
       notAsked('Exceeded memory limit (failed to allocate 4.000977 KiB)'),
     ]);
@@ -83,9 +76,8 @@ describe('threads that run no JavaScript', () => {
 
   it('a thread-pool thread likewise', async () => {
     const { calls, mr } = limited();
-    const handle = resourceHandle(mr, 'mr');
-    await expect(probes.allocateOnThreadPool(handle, 2048)).resolves.toEqual([0, '']);
-    await expect(probes.allocateOnThreadPool(handle, 5000)).resolves.toEqual([
+    await expect(allocateOnThreadPool(mr, 2048)).resolves.toEqual([0, '']);
+    await expect(allocateOnThreadPool(mr, 5000)).resolves.toEqual([
       OUT_OF_MEMORY,
       notAsked('Exceeded memory limit (failed to allocate 4.882812 KiB)'),
     ]);

@@ -1,53 +1,35 @@
-// @rmmjs/arena's addon: create(upstream, arenaSize, dumpLogOnFailure), and for the tests and
-// benchmarks a summary of where the memory is and a workload on native threads.
-#include <cmath>
+// @rmmjs/arena's addon: create(upstream, arenaSize, dumpLogOnFailure) and summary(mr).
+#include <optional>
 
 #include "arena_memory_resource.h"
-#include "native_threads_workload.h"
-#include "rmmjs/napi.hpp"
+#include "rmmjs/addon.hpp"
 
 namespace {
 
-// create(upstream, arenaSize (-1: the default), dumpLogOnFailure)
+using rmmjs::ArenaMemoryResource;
+namespace js = rmmjs::js;
+
+// create(upstream, arenaSize (undefined: the default), dumpLogOnFailure)
 Napi::Value Create(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  rmmjs_resource* upstream = rmmjs::js::ResourceArg(env, info[0], "upstream");
-  double size = info[1].As<Napi::Number>().DoubleValue();
   std::optional<size_t> arena_size;
-  if (size >= 0) arena_size = static_cast<size_t>(size);
-  bool dump_log_on_failure = info[2].As<Napi::Boolean>().Value();
-  rmmjs_resource* mr = nullptr;
-  rmmjs::js::Check(env, rmmjs::NewResource<rmmjs::ArenaMemoryResource>(
-                            upstream->device, upstream->flags, &mr, rmmjs::ResourceRef::Retain(upstream),
-                            arena_size, dump_log_on_failure));
-  return rmmjs::js::WrapResource(env, mr);
+  if (!info[1].IsUndefined()) arena_size = js::SizeArg(info[1]);
+  return js::CreateAdaptor<ArenaMemoryResource>(info, 0, arena_size, info[2].As<Napi::Boolean>().Value());
 }
 
-// summary(mr): { arenaSize, threadArenas, streamArenas, globalSuperblocks, globalFreeBytes,
-// globalLargestFreeBlock } (for the tests).
+// summary(mr): where the memory is now (see arenaSummary in src/arena-memory-resource.ts).
 Napi::Value Summary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  rmmjs_resource* mr = rmmjs::js::ResourceArg(env, info[0], "mr");
-  if (!rmmjs::IsA<rmmjs::ArenaMemoryResource>(mr)) rmmjs::js::ThrowTypeError(env, "mr must be an ArenaMemoryResource");
-  auto summary = rmmjs::ImplOf<rmmjs::ArenaMemoryResource>(mr).Summarize();
+  auto summary = js::Self<ArenaMemoryResource>(info).Summarize();
   Napi::Object out = Napi::Object::New(env);
-  out.Set("arenaSize", static_cast<double>(summary.arena_size));
-  out.Set("threadArenas", static_cast<double>(summary.thread_arenas));
-  out.Set("streamArenas", static_cast<double>(summary.stream_arenas));
-  out.Set("globalSuperblocks", static_cast<double>(summary.global.superblocks));
-  out.Set("globalFreeBytes", static_cast<double>(summary.global.free_bytes));
-  out.Set("globalLargestFreeBlock", static_cast<double>(summary.global.largest_free_block));
+  out.Set("arenaSize", js::SizeValue(env, summary.arena_size));
+  out.Set("threadArenas", js::SizeValue(env, summary.thread_arenas));
+  out.Set("streamArenas", js::SizeValue(env, summary.stream_arenas));
+  out.Set("globalSuperblocks", js::SizeValue(env, summary.global.superblocks));
+  out.Set("globalFreeBytes", js::SizeValue(env, summary.global.free_bytes));
+  out.Set("globalLargestFreeBlock", js::SizeValue(env, summary.global.largest_free_block));
   return out;
-}
-
-Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  exports.Set("init", Napi::Function::New(env, [](const Napi::CallbackInfo& info) { rmmjs::js::ReceiveCoreApi(info); }));
-  exports.Set("create", Napi::Function::New(env, Create));
-  exports.Set("summary", Napi::Function::New(env, Summary));
-  exports.Set("nativeThreadsWorkload", Napi::Function::New(env, rmmjs::arena::NativeThreadsWorkload));
-  return exports;
 }
 
 }  // namespace
 
-NODE_API_MODULE(rmmjs_arena, Init)
+RMMJS_ADDON(rmmjs_arena, {"create", Create}, {"summary", Summary})

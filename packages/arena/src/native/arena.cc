@@ -2,8 +2,8 @@
 
 #include <mutex>
 
-#include "device_context.h"
 #include "rmmjs/resource.hpp"
+#include "rmmjs/status.hpp"
 
 namespace rmmjs::arena {
 
@@ -54,11 +54,11 @@ rmmjs_status Arena::Clean() {
     bool event = event_frees_;
     std::uint64_t seen = frees_;
     lock.unlock();  // no lock held while the driver blocks
-    RMMJS_ARENA_TRY(Synchronize(legacy, event));
+    RMMJS_TRY(Synchronize(legacy, event));
     lock.lock();
     // Frees that came in meanwhile (the owner thread kept working): rare, so synchronise again
     // holding the lock rather than loop.
-    if (frees_ != seen) RMMJS_ARENA_TRY(Synchronize(legacy_stream_frees_, event_frees_));
+    if (frees_ != seen) RMMJS_TRY(Synchronize(legacy_stream_frees_, event_frees_));
     legacy_stream_frees_ = event_frees_ = false;
   }
   FlushCache();
@@ -93,10 +93,10 @@ void Arena::FlushCache() {
 
 rmmjs_status Arena::RecordFree(rmmjs_stream stream) {
   DeviceContext context(device_);
-  RMMJS_ARENA_TRY(context.status());
+  RMMJS_TRY(context.status());
   rmmjs_event event = event_.load(std::memory_order_relaxed);
   if (event == nullptr) {
-    RMMJS_ARENA_TRY(CoreApi()->event_create(&event));
+    RMMJS_TRY(CoreApi()->event_create(&event));
     event_.store(event, std::memory_order_release);  // Synchronize reads it without the lock
   }
   return CoreApi()->event_record(event, stream);
@@ -104,9 +104,9 @@ rmmjs_status Arena::RecordFree(rmmjs_stream stream) {
 
 rmmjs_status Arena::Synchronize(bool legacy_stream, bool event) const {
   DeviceContext context(device_);
-  RMMJS_ARENA_TRY(context.status());
-  if (legacy_stream) RMMJS_ARENA_TRY(CoreApi()->stream_synchronize(0));
-  if (event) RMMJS_ARENA_TRY(CoreApi()->event_synchronize(event_.load(std::memory_order_acquire)));
+  RMMJS_TRY(context.status());
+  if (legacy_stream) RMMJS_TRY(CoreApi()->stream_synchronize(0));
+  if (event) RMMJS_TRY(CoreApi()->event_synchronize(event_.load(std::memory_order_acquire)));
   return RMMJS_OK;
 }
 

@@ -21,7 +21,7 @@
 
 #include "global_arena.h"
 #include "rmmjs/abi.h"
-#include "spin_lock.h"
+#include "rmmjs/spin_lock.hpp"
 #include "superblock_set.h"
 
 namespace rmmjs::arena {

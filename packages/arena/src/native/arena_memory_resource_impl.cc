@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
-#include <new>
 #include <string>
 
-#include "device_context.h"
 #include "rmmjs/format.hpp"
+#include "rmmjs/status.hpp"
 
 namespace rmmjs::arena {
 namespace {
@@ -55,14 +54,14 @@ struct ThreadExitHooks {
 };
 thread_local ThreadExitHooks t_exit_hooks;
 
-rmmjs_status AllocationNotFound(FreeResult result) {
-  const char* message = result == FreeResult::kNotAllocated
-                            ? "allocation not found (part of it is free already: freed twice, or with the wrong size)"
-                            : "allocation not found";
-  return CoreApi()->set_error(RMMJS_ERR_LOGIC, 0, message);
-}
+constexpr const char* kTypeName = "ArenaMemoryResource";
 
-rmmjs_status OutOfHostMemory() { return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, "out of host memory"); }
+rmmjs_status AllocationNotFound(FreeResult result) {
+  return Fail(RMMJS_ERR_LOGIC,
+              result == FreeResult::kNotAllocated
+                  ? "allocation not found (part of it is free already: freed twice, or with the wrong size)"
+                  : "allocation not found");
+}
 
 }  // namespace
 
@@ -84,16 +83,16 @@ rmmjs_status ArenaMemoryResourceImpl::Initialize(std::optional<std::size_t> aren
   } else {
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
-    RMMJS_ARENA_TRY(CoreApi()->mem_get_info(device_, &free_bytes, &total_bytes));
+    RMMJS_TRY(CoreApi()->mem_get_info(device_, &free_bytes, &total_bytes));
     size = free_bytes / 2;
     if (!cuda_) size = std::min(size, kHostDefaultArenaSize);
   }
   size = AlignDown(size, RMMJS_ALLOCATION_ALIGNMENT);
   if (size < kMinimumSuperblockSize) {
-    return CoreApi()->set_error(RMMJS_ERR_LOGIC, 0, "Arena size smaller than minimum superblock size.");
+    return Fail(RMMJS_ERR_LOGIC, "Arena size smaller than minimum superblock size.");
   }
   void* block = nullptr;
-  RMMJS_ARENA_TRY(CoreApi()->allocate(upstream_.get(), size, 0, &block));
+  RMMJS_TRY(CoreApi()->allocate(upstream_.get(), size, 0, &block));
   global_.Initialize(static_cast<char*>(block), size);
   return RMMJS_OK;
 }
@@ -103,23 +102,21 @@ rmmjs_status ArenaMemoryResourceImpl::Allocate(std::size_t bytes, rmmjs_stream s
   if (bytes == 0) return RMMJS_OK;
   if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) bytes = SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT;
   std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
-  try {
+  return GuardHostMemory(kTypeName, [&] {
     if (char* ptr = AllocateOnce(size, stream)) {
       *out = ptr;
       return RMMJS_OK;
     }
     // RMM: every arena gives its superblocks back to the global arena, and one more try.
-    RMMJS_ARENA_TRY(Defragment());
+    RMMJS_TRY(Defragment());
     if (char* ptr = AllocateOnce(size, stream)) {
       *out = ptr;
       return RMMJS_OK;
     }
-  } catch (const std::bad_alloc&) {
-    return OutOfHostMemory();
-  }
-  if (dump_log_on_failure_) DumpMemoryLog(size);
-  std::string message = "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): No room in arena.";
-  return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, message.c_str());
+    if (dump_log_on_failure_) DumpMemoryLog(size);
+    return Fail(RMMJS_ERR_OUT_OF_MEMORY,
+                "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): No room in arena.");
+  });
 }
 
 char* ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, rmmjs_stream stream) {
@@ -132,29 +129,27 @@ rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t byte
   if (ptr == nullptr || bytes == 0) return RMMJS_OK;  // as RMM
   if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) return AllocationNotFound(FreeResult::kNotHere);
   std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
-  try {
+  return GuardHostMemory(kTypeName, [&] {
     bool synchronized = false;
     FreeResult result = FreeResult::kNotHere;
     if (GlobalArena::Handles(size)) {
       // RMM: a large block goes straight back to the global arena, so its stream's work must be
       // done first.
-      RMMJS_ARENA_TRY(SynchronizeStream(stream));
+      RMMJS_TRY(SynchronizeStream(stream));
       synchronized = true;
       result = global_.Free(ptr, size);
     }
     if (result == FreeResult::kNotHere) {
-      if (Arena* arena = ArenaFor(stream, false)) RMMJS_ARENA_TRY(arena->Free(ptr, size, stream, synchronized, &result));
+      if (Arena* arena = ArenaFor(stream, false)) RMMJS_TRY(arena->Free(ptr, size, stream, synchronized, &result));
     }
     if (result == FreeResult::kNotHere) {
       // The block's superblock is elsewhere (another thread's or stream's arena, or moved by a
       // defragmentation): after this stream's work is done, it can go back wherever it is.
-      if (!synchronized) RMMJS_ARENA_TRY(SynchronizeStream(stream));
+      if (!synchronized) RMMJS_TRY(SynchronizeStream(stream));
       result = FreeElsewhere(ptr, size);
     }
     return result == FreeResult::kFreed ? RMMJS_OK : AllocationNotFound(result);
-  } catch (const std::bad_alloc&) {
-    return OutOfHostMemory();
-  }
+  });
 }
 
 Arena* ArenaMemoryResourceImpl::ArenaFor(rmmjs_stream stream, bool create) {
@@ -226,14 +221,14 @@ void ArenaMemoryResourceImpl::ThreadExited(std::thread::id thread) {
 }
 
 rmmjs_status ArenaMemoryResourceImpl::Defragment() {
-  for (const auto& arena : AllArenas()) RMMJS_ARENA_TRY(arena->Clean());
+  for (const auto& arena : AllArenas()) RMMJS_TRY(arena->Clean());
   return RMMJS_OK;
 }
 
 rmmjs_status ArenaMemoryResourceImpl::SynchronizeStream(rmmjs_stream stream) const {
   if (!cuda_) return RMMJS_OK;
   DeviceContext context(device_);
-  RMMJS_ARENA_TRY(context.status());
+  RMMJS_TRY(context.status());
   return CoreApi()->stream_synchronize(stream);
 }
 
@@ -252,14 +247,13 @@ FreeResult ArenaMemoryResourceImpl::FreeElsewhere(char* ptr, std::size_t size) {
 }
 
 void ArenaMemoryResourceImpl::DumpMemoryLog(std::size_t bytes) {
-  const rmmjs_core_api* api = CoreApi();
   const std::string stars(50, '*');
-  api->log(RMMJS_LOG_INFO, stars.c_str());
-  api->log(RMMJS_LOG_INFO, ("Ran out of memory trying to allocate " + FormatBytes(bytes) + ".").c_str());
-  api->log(RMMJS_LOG_INFO, stars.c_str());
-  api->log(RMMJS_LOG_INFO, "Global arena:");
+  LogAt(RMMJS_LOG_INFO, stars);
+  LogAt(RMMJS_LOG_INFO, "Ran out of memory trying to allocate " + FormatBytes(bytes) + ".");
+  LogAt(RMMJS_LOG_INFO, stars);
+  LogAt(RMMJS_LOG_INFO, "Global arena:");
   global_.DumpMemoryLog();
-  api->log_flush();
+  CoreApi()->log_flush();
 }
 
 }  // namespace rmmjs::arena

@@ -42,7 +42,7 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
     std::size_t stream_arenas;
     GlobalArena::Summary global;
   };
-  // For the tests: what is where now.
+  // What is where now (arenaSummary() in JavaScript).
   Summary Summarize();
 
   // A thread that has an arena here exits: its superblocks go back to the global arena.

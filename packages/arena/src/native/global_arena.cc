@@ -4,12 +4,10 @@
 #include <string>
 
 #include "rmmjs/format.hpp"
-#include "rmmjs/resource.hpp"
+#include "rmmjs/status.hpp"
 
 namespace rmmjs::arena {
 namespace {
-
-void LogLine(rmmjs_log_level level, const std::string& line) { CoreApi()->log(level, line.c_str()); }
 
 std::string Pointer(const void* ptr) {
   char text[32];
@@ -72,8 +70,8 @@ GlobalArena::Summary GlobalArena::Summarize() {
 
 void GlobalArena::DumpMemoryLog() {
   std::lock_guard<std::mutex> lock(mutex_);
-  LogLine(RMMJS_LOG_INFO, "  Arena size: " + FormatBytes(size_));
-  LogLine(RMMJS_LOG_INFO, "  # superblocks: " + std::to_string(superblocks_.count()));
+  LogAt(RMMJS_LOG_INFO, "  Arena size: " + FormatBytes(size_));
+  LogAt(RMMJS_LOG_INFO, "  # superblocks: " + std::to_string(superblocks_.count()));
   if (superblocks_.empty()) return;
   std::size_t total_size = 0;
   std::size_t total_free = 0;
@@ -88,10 +86,10 @@ void GlobalArena::DumpMemoryLog() {
   double fragmentation = total_free == 0 ? 0.0 : (1 - max_free / static_cast<double>(total_free)) * 100;
   char percent[32];
   std::snprintf(percent, sizeof(percent), "%0.2f", fragmentation);
-  LogLine(RMMJS_LOG_DEBUG, "  Total size of superblocks: " + FormatBytes(total_size));
-  LogLine(RMMJS_LOG_INFO, "  Total free memory: " + FormatBytes(total_free));
-  LogLine(RMMJS_LOG_INFO, "  Largest block of free memory: " + FormatBytes(max_free));
-  LogLine(RMMJS_LOG_INFO, std::string("  Fragmentation: ") + percent);
+  LogAt(RMMJS_LOG_DEBUG, "  Total size of superblocks: " + FormatBytes(total_size));
+  LogAt(RMMJS_LOG_INFO, "  Total free memory: " + FormatBytes(total_free));
+  LogAt(RMMJS_LOG_INFO, "  Largest block of free memory: " + FormatBytes(max_free));
+  LogAt(RMMJS_LOG_INFO, std::string("  Fragmentation: ") + percent);
   if (!CoreApi()->should_log(RMMJS_LOG_DEBUG)) return;
   std::size_t index = 0;
   char* previous_end = nullptr;
@@ -100,7 +98,7 @@ void GlobalArena::DumpMemoryLog() {
     char* start = superblock->first;
     char* end = start + superblock->second;
     if (previous_end == nullptr) previous_end = start;
-    LogLine(RMMJS_LOG_DEBUG, "    Superblock " + std::to_string(index) + ": start=" + Pointer(start) +
+    LogAt(RMMJS_LOG_DEBUG, "    Superblock " + std::to_string(index) + ": start=" + Pointer(start) +
                                  ", end=" + Pointer(end) + ", size=" + FormatBytes(superblock->second) +
                                  ", empty=" + (superblocks_.IsEmpty(superblock) ? "T" : "F") +
                                  ", # free blocks=" + std::to_string(stats.free_blocks) +

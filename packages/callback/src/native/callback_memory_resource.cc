@@ -5,6 +5,7 @@
 
 #include "rmmjs/format.hpp"
 #include "rmmjs/resource.hpp"
+#include "rmmjs/status.hpp"
 
 namespace rmmjs {
 
@@ -29,12 +30,12 @@ rmmjs_status CallbackMemoryResource::Allocate(size_t bytes, rmmjs_stream stream,
   uint64_t pointer = 0;
   bool lossless = false;
   if (napi_get_value_bigint_uint64(env, result, &pointer, &lossless) != napi_ok || !lossless) {
-    return CoreApi()->set_error(RMMJS_ERR_LOGIC, 0, "CallbackMemoryResource: allocate did not return a pointer");
+    return Fail(RMMJS_ERR_LOGIC, "CallbackMemoryResource: allocate did not return a pointer");
   }
   if (pointer == 0) {
     // RMM would pass the null pointer on; here nothing above a resource expects one for bytes > 0.
-    std::string message = "CallbackMemoryResource: allocate returned 0n (failed to allocate " + FormatBytes(bytes) + ")";
-    return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, message.c_str());
+    return Fail(RMMJS_ERR_OUT_OF_MEMORY,
+                "CallbackMemoryResource: allocate returned 0n (failed to allocate " + FormatBytes(bytes) + ")");
   }
   *out = reinterpret_cast<void*>(static_cast<uintptr_t>(pointer));
   return RMMJS_OK;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "rmmjs/status.hpp"
+
 namespace rmmjs {
 
 rmmjs_status FailureCallbackResourceAdaptor::Allocate(size_t bytes, rmmjs_stream stream, void** out) {
@@ -9,18 +11,17 @@ rmmjs_status FailureCallbackResourceAdaptor::Allocate(size_t bytes, rmmjs_stream
   for (;;) {
     rmmjs_status status = CoreApi()->allocate(upstream_.get(), bytes, stream, out);
     if (status != RMMJS_ERR_OUT_OF_MEMORY && status != RMMJS_ERR_JS_EXCEPTION) return status;
-    std::string message = CoreApi()->error_message();  // the callback may overwrite it
+    std::string message = LastErrorMessage();  // the callback may overwrite it
     JsReach reach = callback_.Reach();
     if (reach != JsReach::kHere) {
       if (status == RMMJS_ERR_JS_EXCEPTION) return status;  // the thrown error passes unchanged
-      message += "; the failure callback " + JsFunctions::Explain(reach);
-      return CoreApi()->set_error(status, 0, message.c_str());
+      return Fail(status, message + "; the failure callback " + JsFunctions::Explain(reach));
     }
     if (!keep_alive) keep_alive = ResourceRef::Retain(self_);
     bool retry = false;
     rmmjs_status asked = AskCallback(bytes, status == RMMJS_ERR_JS_EXCEPTION, &retry);
     if (asked != RMMJS_OK) return asked;
-    if (!retry) return CoreApi()->set_error(status, 0, message.c_str());
+    if (!retry) return Fail(status, message);
   }
 }
 

@@ -1,5 +1,8 @@
-#include "native_threads_workload.h"
-
+// nativeThreadsWorkload(mr, threads, iterations, minBytes, maxBytes, maxLive, seed, check): native
+// threads (std::thread, no JavaScript) allocating and freeing through the C ABI at once, for the
+// tests (with check: every block is filled with its own pattern on allocation and compared when
+// freed, so overlapping blocks are caught) and the thread-scaling benchmark (without check).
+// Returns { operations, seconds, mismatches, errors }.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -7,9 +10,10 @@
 #include <thread>
 #include <vector>
 
-#include "rmmjs/napi.hpp"
+#include "methods.h"
+#include "rmmjs/addon.hpp"
 
-namespace rmmjs::arena {
+namespace rmmjs::test_addon {
 namespace {
 
 struct Options {
@@ -56,9 +60,9 @@ rmmjs_status CopyAndWait(void* dst, const void* src, size_t bytes) {
 
 void RunThread(const Options& options, uint64_t seed, const std::atomic<bool>& go, ThreadResult& result) {
   const rmmjs_core_api* api = CoreApi();
-  void* saved = nullptr;
-  if (api->context_push(options.mr->device, &saved) != RMMJS_OK) {
-    result.error = api->error_message();
+  DeviceContext context(options.mr->device);
+  if (context.status() != RMMJS_OK) {
+    result.error = LastErrorMessage();
     result.start = result.end = std::chrono::steady_clock::now();
     return;
   }
@@ -66,7 +70,7 @@ void RunThread(const Options& options, uint64_t seed, const std::atomic<bool>& g
   std::vector<Live> live;
   live.reserve(options.max_live);
   std::vector<uint8_t> host(options.check ? options.max_bytes : 0);
-  auto fail = [&](rmmjs_status) { result.error = api->error_message(); };
+  auto fail = [&](rmmjs_status) { result.error = LastErrorMessage(); };
   auto release = [&](size_t at) {
     Live block = live[at];
     live[at] = live.back();
@@ -116,11 +120,6 @@ void RunThread(const Options& options, uint64_t seed, const std::atomic<bool>& g
   while (!live.empty() && release(live.size() - 1)) {
   }
   result.end = std::chrono::steady_clock::now();
-  api->context_restore(saved);
-}
-
-size_t SizeArg(const Napi::CallbackInfo& info, size_t index) {
-  return static_cast<size_t>(info[index].As<Napi::Number>().Int64Value());
 }
 
 }  // namespace
@@ -129,17 +128,17 @@ Napi::Value NativeThreadsWorkload(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Options options{};
   options.mr = js::ResourceArg(env, info[0], "mr");
-  size_t threads = SizeArg(info, 1);
-  options.iterations = SizeArg(info, 2);
-  options.min_bytes = SizeArg(info, 3);
-  options.max_bytes = SizeArg(info, 4);
-  options.max_live = SizeArg(info, 5);
+  size_t threads = js::SizeArg(info[1]);
+  options.iterations = js::SizeArg(info[2]);
+  options.min_bytes = js::SizeArg(info[3]);
+  options.max_bytes = js::SizeArg(info[4]);
+  options.max_live = js::SizeArg(info[5]);
   options.seed = static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value());
   options.check = info[7].As<Napi::Boolean>().Value();
   if (threads == 0 || options.min_bytes == 0 || options.max_bytes < options.min_bytes || options.max_live == 0) {
     throw Napi::RangeError::New(env, "nativeThreadsWorkload: bad arguments");
   }
-  CoreApi()->retain(options.mr);
+  ResourceRef keep = ResourceRef::Retain(options.mr);
   std::vector<ThreadResult> results(threads);
   std::vector<std::thread> workers;
   std::atomic<bool> go{false};
@@ -148,7 +147,6 @@ Napi::Value NativeThreadsWorkload(const Napi::CallbackInfo& info) {
   }
   go.store(true, std::memory_order_release);
   for (std::thread& worker : workers) worker.join();
-  CoreApi()->release(options.mr);
 
   // From the first thread's start to the last one's end.
   auto first = results[0].start;
@@ -174,4 +172,4 @@ Napi::Value NativeThreadsWorkload(const Napi::CallbackInfo& info) {
   return out;
 }
 
-}  // namespace rmmjs::arena
+}  // namespace rmmjs::test_addon

@@ -1,20 +1,17 @@
-// Benchmarks of ArenaMemoryResource (not tests): `node bench/arena-bench.mjs [--quick]` after
-// `pnpm build`, in host mode (RMMJS_DISABLE_CUDA=1), on the fake driver (RMMJS_CUDA_LIBRARY) or a
-// GPU. Prints the allocate+free pair of 1 MiB and the random workload of tooling/scripts through
-// the C ABI (C++ loops of @rmmjs/bench-native) and from JavaScript, then operations per second
+// Benchmarks of ArenaMemoryResource (not tests): `node tooling/scripts/bench-arena.mjs [--quick]`
+// after `pnpm build`, in host mode (RMMJS_DISABLE_CUDA=1), on the fake driver (RMMJS_CUDA_LIBRARY)
+// or a GPU. Prints the allocate+free pair of 1 MiB and the random workload of bench-workloads.mjs
+// through the C ABI (C++ loops of @rmmjs/test-addon) and from JavaScript, then operations per second
 // with 1, 2, 4 and 8 worker_threads and native threads sharing one arena, with the CPU time per
 // operation (process CPU time / operations: flat when threads share no hot lock, even on a loaded
 // machine where the rates mean little). Each figure is the minimum (times) or maximum (rates) of
 // several runs. The random workload needs about 1 GiB: on the fake driver set
 // RMMJS_FAKE_CUDA_MEMORY=4294967296.
 import { Worker } from 'node:worker_threads';
-import { fileURLToPath } from 'node:url';
 import * as core from '@rmmjs/core';
-import { resourceHandle } from '@rmmjs/core/internal';
-import { benchNative } from '../../../tooling/bench-native/index.js';
-import { pairNs, randomWorkload, runRandomWorkload } from '../../../tooling/scripts/bench-workloads.mjs';
-import { ArenaMemoryResource } from '../dist/index.js';
-import { nativeThreadsWorkload } from '../dist/testing.js';
+import { ArenaMemoryResource } from '@rmmjs/arena';
+import { abiPairNs, abiRandomNs, nativeThreadsWorkload } from '@rmmjs/test-addon';
+import { pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
 
 const quick = process.argv.includes('--quick');
 const MiB = 1 << 20;
@@ -23,7 +20,6 @@ const best = (fn, n = rounds, pick = Math.min) => pick(...Array.from({ length: n
 
 const upstream = core.getCurrentDeviceResource();
 const mr = new ArenaMemoryResource(upstream, { arenaSize: 1024 * MiB });
-const handle = resourceHandle(mr, 'mr');
 const line = (name, value, unit, note = '') =>
   console.log(`${name.padEnd(58)} ${value.toFixed(1).padStart(12)} ${unit.padEnd(6)} ${note}`);
 const cpuNs = (start) => {
@@ -33,18 +29,18 @@ const cpuNs = (start) => {
 console.log(`ArenaMemoryResource on ${core.cuda.isAvailable() ? core.cuda.deviceName(0) : 'host'} (upstream ${upstream.constructor.name})`);
 
 const pairs = quick ? 100_000 : 1_000_000;
-line('pair 1 MiB through the C ABI (C++ loop)', best(() => benchNative.abiPairNs(handle, MiB, pairs)), 'ns');
-line('pair 256 B through the C ABI (C++ loop)', best(() => benchNative.abiPairNs(handle, 256, pairs)), 'ns');
+line('pair 1 MiB through the C ABI (C++ loop)', best(() => abiPairNs(mr, MiB, pairs)), 'ns');
+line('pair 256 B through the C ABI (C++ loop)', best(() => abiPairNs(mr, 256, pairs)), 'ns');
 line('pair 1 MiB from JS', best(() => pairNs(mr, MiB, pairs / 4)), 'ns');
 const workload = randomWorkload({ steps: quick ? 20_000 : 100_000 });
-line(`random workload (${workload.steps} steps, 1 B..4 MiB) through the C ABI`, best(() => benchNative.abiRandomNs(handle, workload.sizes, workload.frees)), 'ns/op');
+line(`random workload (${workload.steps} steps, 1 B..4 MiB) through the C ABI`, best(() => abiRandomNs(mr, workload.sizes, workload.frees)), 'ns/op');
 line('random workload from JS', best(() => runRandomWorkload(mr, workload)), 'ns/op');
 const small = randomWorkload({ steps: quick ? 20_000 : 100_000, maxSize: MiB });
-line('random workload (1 B..1 MiB) through the C ABI', best(() => benchNative.abiRandomNs(handle, small.sizes, small.frees)), 'ns/op');
+line('random workload (1 B..1 MiB) through the C ABI', best(() => abiRandomNs(mr, small.sizes, small.frees)), 'ns/op');
 
 // Threads sharing the arena: each does allocate+free pairs of 1 MiB for `seconds`.
 const coreEntry = import.meta.resolve('@rmmjs/core');
-const arenaEntry = new URL('../dist/index.js', import.meta.url).href;
+const arenaEntry = import.meta.resolve('@rmmjs/arena');
 const seconds = quick ? 0.3 : 1;
 async function workersRun(count) {
   const previous = core.setCurrentDeviceResource(mr);

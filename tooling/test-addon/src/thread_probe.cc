@@ -1,13 +1,15 @@
-#include "thread_probe.h"
-
+// Allocations through a resource from threads that run no JavaScript, as a native library or a
+// thread pool makes them:
+//   allocateOnNativeThread(mr, nbytes) -> [status, message]: allocate and free on a new thread
+//     (the calling thread waits for it);
+//   allocateOnThreadPool(mr, nbytes) -> Promise<[status, message]>: the same on libuv's pool.
 #include <string>
 #include <thread>
 
-#include "rmmjs/napi.hpp"
-#include "rmmjs/resource.hpp"
+#include "methods.h"
+#include "rmmjs/addon.hpp"
 
-namespace rmmjs {
-
+namespace rmmjs::test_addon {
 namespace {
 
 struct Outcome {
@@ -21,11 +23,11 @@ Outcome RoundTrip(rmmjs_resource* mr, size_t bytes) {
   void* ptr = nullptr;
   outcome.status = CoreApi()->allocate(mr, bytes, 0, &ptr);
   if (outcome.status != RMMJS_OK) {
-    outcome.message = CoreApi()->error_message();
+    outcome.message = LastErrorMessage();
     return outcome;
   }
   outcome.status = CoreApi()->deallocate(mr, ptr, bytes, 0);
-  if (outcome.status != RMMJS_OK) outcome.message = CoreApi()->error_message();
+  if (outcome.status != RMMJS_OK) outcome.message = LastErrorMessage();
   return outcome;
 }
 
@@ -78,4 +80,4 @@ Napi::Value AllocateOnThreadPool(const Napi::CallbackInfo& info) {
   return promise;
 }
 
-}  // namespace rmmjs
+}  // namespace rmmjs::test_addon

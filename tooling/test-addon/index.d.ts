@@ -1,0 +1,47 @@
+import type { DeviceMemoryResource } from '@rmmjs/core';
+import type { CoreApi, MakeErrorFn } from '@rmmjs/core/addon';
+
+export interface NativeThreadsWorkloadOptions {
+  threads: number;
+  /** Steps per thread: allocate (coin flip, or when nothing is live) or free a random live block. */
+  iterations: number;
+  minBytes: number;
+  maxBytes: number;
+  /** Live blocks per thread at most (1: allocate+free pairs). */
+  maxLive: number;
+  seed?: number;
+  /** Fill every block with its own pattern and compare it when freed. */
+  check?: boolean;
+}
+
+export interface WorkloadResult {
+  operations: number;
+  /** From the first thread's start to the last one's end. */
+  seconds: number;
+  /** Blocks whose pattern changed while they were live (with `check`). */
+  mismatches: number;
+  /** One message per thread that stopped on a failure. */
+  errors: string[];
+}
+
+/** Native threads (std::thread, no JavaScript) allocating and freeing through `mr` at once. */
+export function nativeThreadsWorkload(mr: DeviceMemoryResource, options: NativeThreadsWorkloadOptions): WorkloadResult;
+
+/** [status, message] of an allocate+free of `nbytes` on a new native thread (the caller waits). */
+export function allocateOnNativeThread(mr: DeviceMemoryResource, nbytes: number): [number, string];
+/** The same on a thread of libuv's pool. */
+export function allocateOnThreadPool(mr: DeviceMemoryResource, nbytes: number): Promise<[number, string]>;
+
+/** ns per allocate+deallocate pair through the C ABI, in a C++ loop. */
+export function abiPairNs(mr: DeviceMemoryResource, nbytes: number, iterations: number): number;
+/** ns per operation of a random workload (sizes[i] > 0 allocates; else frees live block frees[i]). */
+export function abiRandomNs(mr: DeviceMemoryResource, sizes: Float64Array, frees: Float64Array): number;
+/** ns per cuMemAlloc + cuMemFree pair on device 0 (CUDA only). */
+export function driverPairNs(nbytes: number, iterations: number): number;
+/** ns per cuMemAllocFromPoolAsync + cuMemFreeAsync pair on the legacy stream (CUDA only). */
+export function driverPoolPairNs(pool: bigint, nbytes: number, iterations: number): number;
+
+/** This process's core API table with another major, minor and size (what an older or newer core would hand over). */
+export function forgeCoreApi(major: number, minor: number, size: number): CoreApi;
+/** The addon's init (RMMJS_ADDON's): accepts or refuses a core API table. */
+export function initAddon(coreApi: CoreApi, makeError: MakeErrorFn, holdJsException: (error: unknown) => string): void;

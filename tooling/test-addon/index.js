@@ -1,0 +1,31 @@
+// rmmjs's test-only addon (never a dependency of a published package): native work over any
+// resource through the C ABI, for the tests and the benchmarks. Types: index.d.ts.
+import { loadAddon, resourceHandle } from '@rmmjs/core/addon';
+
+const addon = loadAddon(import.meta.url, './build/Release/rmmjs_test_addon.node', '@rmmjs/test-addon');
+
+export function nativeThreadsWorkload(mr, options) {
+  const { threads, iterations, minBytes, maxBytes, maxLive, seed = 1, check = false } = options;
+  return addon.nativeThreadsWorkload(resourceHandle(mr, 'mr'), threads, iterations, minBytes, maxBytes, maxLive, seed, check);
+}
+
+export function allocateOnNativeThread(mr, nbytes) {
+  return addon.allocateOnNativeThread(resourceHandle(mr, 'mr'), nbytes);
+}
+
+export function allocateOnThreadPool(mr, nbytes) {
+  return addon.allocateOnThreadPool(resourceHandle(mr, 'mr'), nbytes);
+}
+
+export function abiPairNs(mr, nbytes, iterations) {
+  return addon.abiPairNs(resourceHandle(mr, 'mr'), nbytes, iterations);
+}
+
+export function abiRandomNs(mr, sizes, frees) {
+  return addon.abiRandomNs(resourceHandle(mr, 'mr'), sizes, frees);
+}
+
+export const { driverPairNs, driverPoolPairNs, forgeCoreApi } = addon;
+
+/** The addon's `init`, for the ABI tests: (coreApi, makeError, holdJsException). */
+export const initAddon = addon.init;

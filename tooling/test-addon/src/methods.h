@@ -1,0 +1,26 @@
+// The functions of the test-only addon (addon.cc exports them), one group per file. Each takes
+// resources as handles (index.js passes them) and works through the C ABI only, so it runs over
+// any resource: rmmjs's own, a third party's, one that calls JavaScript.
+#pragma once
+
+#include <napi.h>
+
+namespace rmmjs::test_addon {
+
+// bench_loops.cc: the benchmarks' native loops, timed in C++ to compare with JavaScript.
+Napi::Value DriverPairNs(const Napi::CallbackInfo& info);
+Napi::Value DriverPoolPairNs(const Napi::CallbackInfo& info);
+Napi::Value AbiPairNs(const Napi::CallbackInfo& info);
+Napi::Value AbiRandomNs(const Napi::CallbackInfo& info);
+
+// native_threads_workload.cc: std::threads allocating and freeing through one resource at once.
+Napi::Value NativeThreadsWorkload(const Napi::CallbackInfo& info);
+
+// thread_probe.cc: one allocation from a thread that runs no JavaScript.
+Napi::Value AllocateOnNativeThread(const Napi::CallbackInfo& info);
+Napi::Value AllocateOnThreadPool(const Napi::CallbackInfo& info);
+
+// forged_core_api.cc: copies of core's API table with another version, for the ABI checks.
+Napi::Value ForgeCoreApi(const Napi::CallbackInfo& info);
+
+}  // namespace rmmjs::test_addon
