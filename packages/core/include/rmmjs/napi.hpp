@@ -76,7 +76,7 @@ inline void Check(Napi::Env env, rmmjs_status status) {
 inline void ReceiveCoreApi(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 2 || !HasTag(env, info[0], kCoreApiTag) || !info[1].IsFunction()) {
-    throw Napi::TypeError::New(env, "init(coreApi, makeError) expects @rmmjs/core's API table");
+    throw Napi::TypeError::New(env, "init(coreApi, makeError, holdJsException) expects @rmmjs/core's API table");
   }
   auto* api = static_cast<const rmmjs_core_api*>(info[0].As<Napi::External<void>>().Data());
   if (!rmmjs_core_api_compatible(api)) {

@@ -2,6 +2,10 @@
  * A test-only consumer of rmmjs's C ABI, as a third-party library would be: plain C, only
  * rmmjs/abi.h and node_api.h, allocating through the current device resource and through a
  * resource handle from JavaScript without calling back into JavaScript.
+ *
+ * It is built twice: as an addon of this ABI, and as an addon built against ABI 1.1 would be
+ * (CONSUMER_ABI_MINOR=1: it demands only 1.1's table and uses only 1.1's members; core keeps
+ * those members where 1.1 had them, so that is what an addon compiled with 1.1's header does).
  */
 #include <node_api.h>
 #include <stdint.h>
@@ -9,6 +13,15 @@
 #include <string.h>
 
 #include "rmmjs/abi.h"
+
+#ifndef CONSUMER_ABI_MINOR
+#define CONSUMER_ABI_MINOR RMMJS_ABI_MINOR
+#endif
+#if CONSUMER_ABI_MINOR == 1
+#define CONSUMER_TABLE_SIZE RMMJS_CORE_API_SIZE_1_1
+#else
+#define CONSUMER_TABLE_SIZE sizeof(rmmjs_core_api)
+#endif
 
 static const rmmjs_core_api* api = NULL;
 static const napi_type_tag resource_tag = {RMMJS_TAG_RESOURCE_LOWER, RMMJS_TAG_RESOURCE_UPPER};
@@ -26,7 +39,7 @@ static int args(napi_env env, napi_callback_info info, size_t count, napi_value*
   return napi_get_cb_info(env, info, &argc, argv, NULL, NULL) == napi_ok && argc == count;
 }
 
-/* init(coreApi) -> "major.minor" */
+/* init(coreApi) -> "major.minor" of core's table */
 static napi_value init(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   bool tagged = false;
@@ -37,7 +50,7 @@ static napi_value init(napi_env env, napi_callback_info info) {
     return NULL;
   }
   const rmmjs_core_api* table = (const rmmjs_core_api*)data;
-  if (table->abi_major != RMMJS_ABI_MAJOR || table->size < sizeof(rmmjs_core_api)) {
+  if (table->abi_major != RMMJS_ABI_MAJOR || table->size < CONSUMER_TABLE_SIZE) {
     napi_throw_error(env, NULL, "ABI mismatch");
     return NULL;
   }
@@ -149,7 +162,93 @@ static napi_value stream_id(napi_env env, napi_callback_info info) {
   return result;
 }
 
+#if CONSUMER_ABI_MINOR >= 2
+/* A resource that hands out nothing: what core makes of an ops table of a given size. */
+static int probe_destroyed = 0;
+static rmmjs_status probe_allocate(rmmjs_resource* self, size_t bytes, rmmjs_stream stream, void** out) {
+  return api->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, "probe: no memory here");
+}
+static rmmjs_status probe_deallocate(rmmjs_resource* self, void* ptr, size_t bytes, rmmjs_stream stream) {
+  return RMMJS_OK;
+}
+static void probe_destroy(rmmjs_resource* self) { probe_destroyed++; }
+
+/* initWithOps(size | null, checked, withAllocate) -> [initStatus, initMessage, allocateStatus,
+ * allocateMessage, destroyed, headerUntouched]: initialises a resource with resource_init_checked
+ * (or 1.0's resource_init) and an ops table of `size` bytes (null: no table), tries an allocation
+ * and releases it. */
+static napi_value init_with_ops(napi_env env, napi_callback_info info) {
+  static struct {
+    rmmjs_resource_ops ops;
+    char newer_members[64]; /* room for a table from a newer minor */
+  } table;
+  napi_value argv[3];
+  napi_valuetype size_type;
+  double size = 0;
+  bool checked = false, with_allocate = false;
+  if (!args(env, info, 3, argv) || napi_typeof(env, argv[0], &size_type) != napi_ok ||
+      (size_type != napi_null && napi_get_value_double(env, argv[0], &size) != napi_ok) ||
+      napi_get_value_bool(env, argv[1], &checked) != napi_ok || napi_get_value_bool(env, argv[2], &with_allocate) != napi_ok) {
+    napi_throw_type_error(env, NULL, "initWithOps(size | null, checked, withAllocate)");
+    return NULL;
+  }
+  const rmmjs_resource_ops template_ops = {sizeof(rmmjs_resource_ops), "ProbeResource", probe_allocate, probe_deallocate,
+                                           NULL, probe_destroy, NULL};
+  table.ops = template_ops;
+  table.ops.size = (size_t)size;
+  if (!with_allocate) table.ops.allocate = NULL;
+  const rmmjs_resource_ops* ops = size_type == napi_null ? NULL : &table.ops;
+
+  rmmjs_resource header;
+  memset(&header, 0, sizeof(header));
+  header.refcount = -7; /* a checked init that refuses must leave the header alone */
+  probe_destroyed = 0;
+  rmmjs_status init_status = RMMJS_OK;
+  char init_message[256] = "";
+  if (checked) {
+    init_status = api->resource_init_checked(&header, ops, 0, 0);
+    if (init_status != RMMJS_OK) snprintf(init_message, sizeof(init_message), "%s", api->error_message());
+  } else {
+    api->resource_init(&header, ops, 0, 0);
+  }
+  int untouched = header.refcount == -7;
+  rmmjs_status allocate_status = RMMJS_OK;
+  char allocate_message[256] = "";
+  if (init_status == RMMJS_OK) {
+    void* ptr = NULL;
+    allocate_status = api->allocate(&header, 4096, 0, &ptr);
+    snprintf(allocate_message, sizeof(allocate_message), "%s", allocate_status == RMMJS_OK ? "" : api->error_message());
+    api->release(&header);
+  }
+
+  napi_value result, value;
+  napi_create_array_with_length(env, 6, &result);
+  napi_create_int32(env, init_status, &value);
+  napi_set_element(env, result, 0, value);
+  napi_create_string_utf8(env, init_message, NAPI_AUTO_LENGTH, &value);
+  napi_set_element(env, result, 1, value);
+  napi_create_int32(env, allocate_status, &value);
+  napi_set_element(env, result, 2, value);
+  napi_create_string_utf8(env, allocate_message, NAPI_AUTO_LENGTH, &value);
+  napi_set_element(env, result, 3, value);
+  napi_create_int32(env, probe_destroyed, &value);
+  napi_set_element(env, result, 4, value);
+  napi_get_boolean(env, untouched, &value);
+  napi_set_element(env, result, 5, value);
+  return result;
+}
+#endif
+
 NAPI_MODULE_INIT() {
+  char version[32];
+  napi_value built_against;
+  snprintf(version, sizeof(version), "%d.%d", RMMJS_ABI_MAJOR, CONSUMER_ABI_MINOR);
+  napi_create_string_utf8(env, version, NAPI_AUTO_LENGTH, &built_against);
+  napi_set_named_property(env, exports, "builtAgainst", built_against);
+#if CONSUMER_ABI_MINOR >= 2
+  napi_property_descriptor probe = {"initWithOps", NULL, init_with_ops, NULL, NULL, NULL, napi_default, NULL};
+  napi_define_properties(env, exports, 1, &probe);
+#endif
   napi_property_descriptor properties[] = {
       {"init", NULL, init, NULL, NULL, NULL, napi_default, NULL},
       {"roundTripCurrent", NULL, round_trip_current, NULL, NULL, NULL, napi_default, NULL},
