@@ -14,10 +14,24 @@ namespace {
 
 rmmjs_CUmemoryPool PoolOf(uintptr_t handle) { return reinterpret_cast<rmmjs_CUmemoryPool>(handle); }
 
-// Allocation from a pool, shared by both resources.
-class PoolAllocator {
+// Whether a resource created the pool it allocates from (and destroys it) or was given it.
+enum class PoolOwnership { kOwned, kBorrowed };
+
+template <PoolOwnership kOwnership>
+class PoolResource {
  public:
-  PoolAllocator(int device, uintptr_t pool) : device_(device), pool_(pool) {}
+  static constexpr bool kOwned = kOwnership == PoolOwnership::kOwned;
+  static constexpr const char* kTypeName = kOwned ? "CudaAsyncMemoryResource" : "CudaAsyncViewMemoryResource";
+
+  PoolResource(int device, uintptr_t pool) : device_(device), pool_(pool) {}
+  ~PoolResource() {
+    if constexpr (kOwned) {
+      ContextScope scope(device_);
+      DriverApi()->cuMemPoolDestroy(PoolOf(pool_));
+    }
+  }
+  PoolResource(const PoolResource&) = delete;
+  PoolResource& operator=(const PoolResource&) = delete;
 
   // The pool names the device, so the thread's context need not be asked for (kTrust).
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) {
@@ -34,13 +48,12 @@ class PoolAllocator {
   rmmjs_status Deallocate(void* ptr, size_t, rmmjs_stream stream) {
     ContextScope scope(device_, ContextCheck::kTrust);
     RMMJS_TRY(scope.status());
-    int result = DriverApi()->cuMemFreeAsync(reinterpret_cast<rmmjs_CUdeviceptr>(ptr),
-                                             reinterpret_cast<rmmjs_CUstream>(stream));
-    if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuMemFreeAsync");
-    return RMMJS_OK;
+    return CheckCuda(DriverApi()->cuMemFreeAsync(reinterpret_cast<rmmjs_CUdeviceptr>(ptr),
+                                                 reinterpret_cast<rmmjs_CUstream>(stream)),
+                     "cuMemFreeAsync");
   }
 
-  int device() const { return device_; }
+  bool IsEqual(const PoolResource& other) const { return pool_ == other.pool_; }
   uintptr_t pool() const { return pool_; }
 
  private:
@@ -48,39 +61,8 @@ class PoolAllocator {
   uintptr_t pool_;
 };
 
-class CudaAsyncViewMemoryResource {
- public:
-  static constexpr const char* kTypeName = "CudaAsyncViewMemoryResource";
-  CudaAsyncViewMemoryResource(int device, uintptr_t pool) : pool_(device, pool) {}
-
-  rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) { return pool_.Allocate(bytes, stream, out); }
-  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) { return pool_.Deallocate(ptr, bytes, stream); }
-  bool IsEqual(const CudaAsyncViewMemoryResource& other) const { return pool_.pool() == other.pool_.pool(); }
-  uintptr_t pool() const { return pool_.pool(); }
-
- private:
-  PoolAllocator pool_;
-};
-
-class CudaAsyncMemoryResource {
- public:
-  static constexpr const char* kTypeName = "CudaAsyncMemoryResource";
-  CudaAsyncMemoryResource(int device, uintptr_t pool) : pool_(device, pool) {}
-  ~CudaAsyncMemoryResource() {
-    ContextScope scope(pool_.device());
-    DriverApi()->cuMemPoolDestroy(PoolOf(pool_.pool()));
-  }
-  CudaAsyncMemoryResource(const CudaAsyncMemoryResource&) = delete;
-  CudaAsyncMemoryResource& operator=(const CudaAsyncMemoryResource&) = delete;
-
-  rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) { return pool_.Allocate(bytes, stream, out); }
-  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) { return pool_.Deallocate(ptr, bytes, stream); }
-  bool IsEqual(const CudaAsyncMemoryResource& other) const { return pool_.pool() == other.pool_.pool(); }
-  uintptr_t pool() const { return pool_.pool(); }
-
- private:
-  PoolAllocator pool_;
-};
+using CudaAsyncMemoryResource = PoolResource<PoolOwnership::kOwned>;
+using CudaAsyncViewMemoryResource = PoolResource<PoolOwnership::kBorrowed>;
 
 rmmjs_status RequireMemoryPools(int device) {
   RMMJS_TRY(RequireCuda());
