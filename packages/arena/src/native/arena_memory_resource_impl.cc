@@ -54,8 +54,6 @@ struct ThreadExitHooks {
 };
 thread_local ThreadExitHooks t_exit_hooks;
 
-constexpr const char* kTypeName = "ArenaMemoryResource";
-
 rmmjs_status AllocationNotFound(FreeResult result) {
   return Fail(RMMJS_ERR_LOGIC,
               result == FreeResult::kNotAllocated
@@ -102,21 +100,19 @@ rmmjs_status ArenaMemoryResourceImpl::Allocate(std::size_t bytes, rmmjs_stream s
   if (bytes == 0) return RMMJS_OK;
   if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) bytes = SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT;
   std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
-  return GuardHostMemory(kTypeName, [&] {
-    if (char* ptr = AllocateOnce(size, stream)) {
-      *out = ptr;
-      return RMMJS_OK;
-    }
-    // RMM: every arena gives its superblocks back to the global arena, and one more try.
-    RMMJS_TRY(Defragment());
-    if (char* ptr = AllocateOnce(size, stream)) {
-      *out = ptr;
-      return RMMJS_OK;
-    }
-    if (dump_log_on_failure_) DumpMemoryLog(size);
-    return Fail(RMMJS_ERR_OUT_OF_MEMORY,
-                "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): No room in arena.");
-  });
+  if (char* ptr = AllocateOnce(size, stream)) {
+    *out = ptr;
+    return RMMJS_OK;
+  }
+  // RMM: every arena gives its superblocks back to the global arena, and one more try.
+  RMMJS_TRY(Defragment());
+  if (char* ptr = AllocateOnce(size, stream)) {
+    *out = ptr;
+    return RMMJS_OK;
+  }
+  if (dump_log_on_failure_) DumpMemoryLog(size);
+  return Fail(RMMJS_ERR_OUT_OF_MEMORY,
+              "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): No room in arena.");
 }
 
 char* ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, rmmjs_stream stream) {
@@ -129,27 +125,25 @@ rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t byte
   if (ptr == nullptr || bytes == 0) return RMMJS_OK;  // as RMM
   if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) return AllocationNotFound(FreeResult::kNotHere);
   std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
-  return GuardHostMemory(kTypeName, [&] {
-    bool synchronized = false;
-    FreeResult result = FreeResult::kNotHere;
-    if (GlobalArena::Handles(size)) {
-      // RMM: a large block goes straight back to the global arena, so its stream's work must be
-      // done first.
-      RMMJS_TRY(SynchronizeStream(stream));
-      synchronized = true;
-      result = global_.Free(ptr, size);
-    }
-    if (result == FreeResult::kNotHere) {
-      if (Arena* arena = ArenaFor(stream, false)) RMMJS_TRY(arena->Free(ptr, size, stream, synchronized, &result));
-    }
-    if (result == FreeResult::kNotHere) {
-      // The block's superblock is elsewhere (another thread's or stream's arena, or moved by a
-      // defragmentation): after this stream's work is done, it can go back wherever it is.
-      if (!synchronized) RMMJS_TRY(SynchronizeStream(stream));
-      result = FreeElsewhere(ptr, size);
-    }
-    return result == FreeResult::kFreed ? RMMJS_OK : AllocationNotFound(result);
-  });
+  bool synchronized = false;
+  FreeResult result = FreeResult::kNotHere;
+  if (GlobalArena::Handles(size)) {
+    // RMM: a large block goes straight back to the global arena, so its stream's work must be
+    // done first.
+    RMMJS_TRY(SynchronizeStream(stream));
+    synchronized = true;
+    result = global_.Free(ptr, size);
+  }
+  if (result == FreeResult::kNotHere) {
+    if (Arena* arena = ArenaFor(stream, false)) RMMJS_TRY(arena->Free(ptr, size, stream, synchronized, &result));
+  }
+  if (result == FreeResult::kNotHere) {
+    // The block's superblock is elsewhere (another thread's or stream's arena, or moved by a
+    // defragmentation): after this stream's work is done, it can go back wherever it is.
+    if (!synchronized) RMMJS_TRY(SynchronizeStream(stream));
+    result = FreeElsewhere(ptr, size);
+  }
+  return result == FreeResult::kFreed ? RMMJS_OK : AllocationNotFound(result);
 }
 
 Arena* ArenaMemoryResourceImpl::ArenaFor(rmmjs_stream stream, bool create) {

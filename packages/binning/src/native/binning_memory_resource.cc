@@ -3,18 +3,15 @@
 #include <algorithm>
 
 #include "rmmjs/format.hpp"
-#include "rmmjs/status.hpp"
 
 namespace rmmjs {
 
 BinningMemoryResource::BinningMemoryResource(ResourceRef upstream) : upstream_(std::move(upstream)) {}
 
 rmmjs_status BinningMemoryResource::Init(rmmjs_resource*) {
-  return GuardHostMemory(kTypeName, [&] {
-    tables_.push_back(std::make_unique<BinTable>());
-    table_.store(tables_.back().get(), std::memory_order_release);
-    return RMMJS_OK;
-  });
+  tables_.push_back(std::make_unique<BinTable>());
+  table_.store(tables_.back().get(), std::memory_order_release);
+  return RMMJS_OK;
 }
 
 bool BinningMemoryResource::AddBin(size_t allocation_size, rmmjs_resource* bin) {

@@ -16,6 +16,7 @@
 
 #include <exception>
 #include <new>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -58,6 +59,20 @@ template <class T, class = void>
 struct HasUpstream : std::false_type {};
 template <class T>
 struct HasUpstream<T, std::void_t<decltype(std::declval<const T&>().Upstream())>> : std::true_type {};
+
+// Runs op (returning rmmjs_status) so that no C++ exception crosses the C ABI: std::bad_alloc
+// (host memory for a resource's bookkeeping) becomes RMMJS_ERR_OUT_OF_MEMORY "<type>: out of host
+// memory", any other std::exception RMMJS_ERR_LOGIC with its what().
+template <class T, class Op>
+rmmjs_status Guarded(Op&& op) {
+  try {
+    return op();
+  } catch (const std::bad_alloc&) {
+    return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, (std::string(T::kTypeName) + ": out of host memory").c_str());
+  } catch (const std::exception& error) {
+    return CoreApi()->set_error(RMMJS_ERR_LOGIC, 0, error.what());
+  }
+}
 }  // namespace detail
 
 template <class T>
@@ -67,10 +82,10 @@ const rmmjs_resource_ops* OpsOf() {
       sizeof(rmmjs_resource_ops),
       T::kTypeName,
       [](rmmjs_resource* self, size_t bytes, rmmjs_stream stream, void** out) {
-        return ImplOf<T>(self).Allocate(bytes, stream, out);
+        return detail::Guarded<T>([&] { return ImplOf<T>(self).Allocate(bytes, stream, out); });
       },
       [](rmmjs_resource* self, void* ptr, size_t bytes, rmmjs_stream stream) {
-        return ImplOf<T>(self).Deallocate(ptr, bytes, stream);
+        return detail::Guarded<T>([&] { return ImplOf<T>(self).Deallocate(ptr, bytes, stream); });
       },
       [](const rmmjs_resource* self, const rmmjs_resource* other) -> int {
         if (self == other) return 1;
@@ -94,26 +109,24 @@ bool IsA(const rmmjs_resource* mr) {
 }
 
 // Creates a resource with refcount 1 in *out, or returns the failure (nothing leaks). A
-// constructor that throws becomes an error status (std::bad_alloc: out of memory), never an
+// constructor or Init that throws becomes an error status (see detail::Guarded), never an
 // exception across the addon boundary.
 template <class T, class... Args>
 rmmjs_status NewResource(int32_t device, uint32_t flags, rmmjs_resource** out, Args&&... args) {
   const rmmjs_core_api* api = CoreApi();
   ResourceBox<T>* box = nullptr;
-  try {
+  rmmjs_status status = detail::Guarded<T>([&] {
     box = new ResourceBox<T>(std::forward<Args>(args)...);
-  } catch (const std::bad_alloc&) {
-    return api->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, "out of host memory");
-  } catch (const std::exception& error) {
-    return api->set_error(RMMJS_ERR_LOGIC, 0, error.what());
-  }
-  rmmjs_status status = api->resource_init_checked(&box->header, OpsOf<T>(), device, flags);
+    return RMMJS_OK;
+  });
+  if (status != RMMJS_OK) return status;
+  status = api->resource_init_checked(&box->header, OpsOf<T>(), device, flags);
   if (status != RMMJS_OK) {
     delete box;
     return status;
   }
   if constexpr (detail::HasInit<T>::value) {
-    status = box->impl.Init(&box->header);
+    status = detail::Guarded<T>([&] { return box->impl.Init(&box->header); });
     if (status != RMMJS_OK) {
       api->release(&box->header);
       return status;
