@@ -62,8 +62,9 @@ inline void LogAt(rmmjs_log_level level, const std::string& message) {
 }
 
 // Runs body (a callable returning rmmjs_status) and turns a std::bad_alloc it throws into
-// FailOutOfHostMemory(who): host allocations in a resource's bookkeeping never cross the ABI
-// as exceptions.
+// FailOutOfHostMemory(who). Resources built with resource.hpp need it only for a step after which
+// something must be undone (an upstream allocation given back): their operations as a whole are
+// guarded already (detail::Guarded).
 template <class Body>
 rmmjs_status GuardHostMemory(const char* who, Body&& body) {
   try {
