@@ -109,9 +109,11 @@ struct State {
   std::vector<Device> devices;
   AllocationMap allocations;
 
-  // Handle objects are never freed, so no later handle reuses a destroyed one's address and
-  // use after destroy is always caught. The live sets say which are valid.
+  // Handle objects are never freed, so use after destroy is caught. The live sets say which are
+  // valid. Events and pools never reuse a destroyed one's address; a created stream takes the
+  // handle of the stream destroyed last, if any (the driver can reuse one too), with a new id.
   std::vector<std::unique_ptr<CUstream_st>> all_streams;
+  std::vector<CUstream_st*> destroyed_streams;  // handles to reuse, the last destroyed at the back
   unsigned long long next_stream_id = 1000;
   std::set<const CUstream_st*> live_streams;
   std::vector<std::unique_ptr<CUevent_st>> all_events;

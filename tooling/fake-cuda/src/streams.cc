@@ -27,8 +27,15 @@ extern "C" rmmjs_CUresult cuStreamCreateWithPriority(rmmjs_CUstream* stream, uns
   // Out-of-range priorities are clamped, as in the driver (lower numbers are higher priority).
   int clamped = std::clamp(priority, kStreamPriorityGreatest, kStreamPriorityLeast);
   State& state = call.state();
-  state.all_streams.emplace_back(new CUstream_st{CurrentDevice(), flags, clamped, state.next_stream_id++});
-  *stream = state.all_streams.back().get();
+  CUstream_st fresh{CurrentDevice(), flags, clamped, state.next_stream_id++};
+  if (state.destroyed_streams.empty()) {
+    state.all_streams.emplace_back(new CUstream_st(fresh));
+    *stream = state.all_streams.back().get();
+  } else {
+    *stream = state.destroyed_streams.back();
+    state.destroyed_streams.pop_back();
+    **stream = fresh;
+  }
   state.live_streams.insert(*stream);
   return kSuccess;
 }
@@ -37,7 +44,10 @@ extern "C" rmmjs_CUresult cuStreamDestroy(rmmjs_CUstream stream) {
   Entry call(Symbol::cuStreamDestroy);
   if (call.status() != kSuccess) return call.status();
   if (IsBuiltinStream(stream)) return kInvalidHandle;  // the default streams cannot be destroyed
-  return call.state().live_streams.erase(stream) == 1 ? kSuccess : kInvalidHandle;
+  State& state = call.state();
+  if (state.live_streams.erase(stream) != 1) return kInvalidHandle;
+  state.destroyed_streams.push_back(stream);
+  return kSuccess;
 }
 
 extern "C" rmmjs_CUresult cuStreamSynchronize(rmmjs_CUstream stream) {
