@@ -12,18 +12,6 @@ namespace {
 
 constexpr rmmjs_stream kDefaultStream = 0;
 
-// RMM's message, with the request aligned up as RMM reports it.
-[[gnu::cold]] rmmjs_status TooLarge(size_t bytes) {
-  return Fail(RMMJS_ERR_OUT_OF_MEMORY,
-              "Maximum allocation size exceeded (failed to allocate " +
-                  FormatBytes(bytes > SIZE_MAX - 255 ? bytes : AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT)) + ")");
-}
-
-[[gnu::cold]] rmmjs_status NotOurBlock(uintptr_t ptr, size_t bytes) {
-  return Fail(RMMJS_ERR_LOGIC, "FixedSizeMemoryResource: cannot deallocate " + std::to_string(bytes) + " bytes at " +
-                                   FormatHex(ptr) + ": not a block it handed out, or already deallocated");
-}
-
 int Log2IfPowerOfTwo(size_t value) {
   if ((value & (value - 1)) != 0) return -1;
   int shift = 0;
@@ -53,38 +41,9 @@ rmmjs_status FixedSizeBlocks::Init(FreeList& legacy) {
   return RMMJS_OK;
 }
 
-rmmjs_status FixedSizeBlocks::BlockSize(size_t bytes, size_t* size) const {
-  if (bytes > block_size_) return TooLarge(bytes);
-  *size = block_size_;
-  return RMMJS_OK;
-}
-
-uintptr_t FixedSizeBlocks::Take(FreeList& list, size_t) {
-  if (list.empty()) return 0;
-  const auto block = reinterpret_cast<uintptr_t>(list.Pop());
-  Chunk* chunk = nullptr;
-  size_t index = 0;
-  Locate(block, &chunk, &index);
-  chunk->allocated[index / 64] |= uint64_t{1} << (index % 64);
-  return block;
-}
-
 void FixedSizeBlocks::MoveAll(FreeList& from, FreeList& to) {
   to.Reserve(from.size());
   while (!from.empty()) to.Push(from.Pop());
-}
-
-rmmjs_status FixedSizeBlocks::Free(FreeList& list, uintptr_t ptr, size_t bytes) {
-  Chunk* chunk = nullptr;
-  size_t index = 0;
-  if (!Locate(ptr, &chunk, &index)) return NotOurBlock(ptr, bytes);
-  uint64_t& word = chunk->allocated[index / 64];
-  const uint64_t bit = uint64_t{1} << (index % 64);
-  if ((word & bit) == 0) return NotOurBlock(ptr, bytes);
-  list.Reserve(1);
-  word &= ~bit;
-  list.Push(reinterpret_cast<void*>(ptr));
-  return RMMJS_OK;
 }
 
 // Every free list is empty: another chunk, taken without the lock (the upstream may block). Its
@@ -116,18 +75,15 @@ void FixedSizeBlocks::Release() {
   }
 }
 
-bool FixedSizeBlocks::Locate(uintptr_t ptr, Chunk** chunk, size_t* index) {
-  auto after = std::upper_bound(chunks_.begin(), chunks_.end(), ptr,
-                                [](uintptr_t value, const Chunk& c) { return value < c.base; });
-  if (after == chunks_.begin()) return false;
-  Chunk& found = *(after - 1);
-  const size_t offset = ptr - found.base;
-  if (offset >= chunk_bytes_) return false;
-  const size_t block = block_shift_ >= 0 ? offset >> block_shift_ : offset / block_size_;
-  if (block * block_size_ != offset) return false;
-  *chunk = &found;
-  *index = block;
-  return true;
+rmmjs_status FixedSizeBlocks::TooLarge(size_t bytes) {
+  return Fail(RMMJS_ERR_OUT_OF_MEMORY,
+              "Maximum allocation size exceeded (failed to allocate " +
+                  FormatBytes(bytes > SIZE_MAX - 255 ? bytes : AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT)) + ")");
+}
+
+rmmjs_status FixedSizeBlocks::NotOurBlock(uintptr_t ptr, size_t bytes) {
+  return Fail(RMMJS_ERR_LOGIC, "FixedSizeMemoryResource: cannot deallocate " + std::to_string(bytes) + " bytes at " +
+                                   FormatHex(ptr) + ": not a block it handed out, or already deallocated");
 }
 
 rmmjs_status FixedSizeBlocks::TakeChunk(rmmjs_stream stream, void** base) {

@@ -6,6 +6,7 @@
 // All chunks go back upstream when the resource is destroyed.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -33,13 +34,36 @@ class FixedSizeBlocks {
 
   // The policy of StreamOrderedResource.
   rmmjs_status Init(FreeList& legacy);
-  rmmjs_status BlockSize(size_t bytes, size_t* size) const;
-  uintptr_t Take(FreeList& list, size_t size);
+  rmmjs_status BlockSize(size_t bytes, size_t* size) const {
+    if (bytes > block_size_) return TooLarge(bytes);
+    *size = block_size_;
+    return RMMJS_OK;
+  }
+  uintptr_t Take(FreeList& list, size_t) {
+    if (list.empty()) return 0;
+    const auto block = reinterpret_cast<uintptr_t>(list.Pop());
+    Chunk* chunk = nullptr;
+    size_t index = 0;
+    Locate(block, &chunk, &index);
+    chunk->allocated[index / 64] |= uint64_t{1} << (index % 64);
+    return block;
+  }
   size_t Fit(const FreeList& list, size_t size) const { return list.empty() ? 0 : size; }
   bool Empty(const FreeList& list) const { return list.empty(); }
   size_t FreeBytes(const FreeList& list) const { return list.size() * block_size_; }
   void MoveAll(FreeList& from, FreeList& to);
-  rmmjs_status Free(FreeList& list, uintptr_t ptr, size_t bytes);
+  rmmjs_status Free(FreeList& list, uintptr_t ptr, size_t bytes) {
+    Chunk* chunk = nullptr;
+    size_t index = 0;
+    if (!Locate(ptr, &chunk, &index)) return NotOurBlock(ptr, bytes);
+    uint64_t& word = chunk->allocated[index / 64];
+    const uint64_t bit = uint64_t{1} << (index % 64);
+    if ((word & bit) == 0) return NotOurBlock(ptr, bytes);
+    list.Reserve(1);
+    word &= ~bit;
+    list.Push(reinterpret_cast<void*>(ptr));
+    return RMMJS_OK;
+  }
   rmmjs_status Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out);
   void Release();
 
@@ -51,7 +75,22 @@ class FixedSizeBlocks {
   };
 
   // The chunk and block index of ptr, or false when ptr is not the start of one of our blocks.
-  bool Locate(uintptr_t ptr, Chunk** chunk, size_t* index);
+  bool Locate(uintptr_t ptr, Chunk** chunk, size_t* index) {
+    auto after = std::upper_bound(chunks_.begin(), chunks_.end(), ptr,
+                                  [](uintptr_t value, const Chunk& c) { return value < c.base; });
+    if (after == chunks_.begin()) return false;
+    Chunk& found = *(after - 1);
+    const size_t offset = ptr - found.base;
+    if (offset >= chunk_bytes_) return false;
+    const size_t block = block_shift_ >= 0 ? offset >> block_shift_ : offset / block_size_;
+    if (block * block_size_ != offset) return false;
+    *chunk = &found;
+    *index = block;
+    return true;
+  }
+  // RMM's message, with the request aligned up as RMM reports it.
+  [[gnu::cold]] static rmmjs_status TooLarge(size_t bytes);
+  [[gnu::cold]] static rmmjs_status NotOurBlock(uintptr_t ptr, size_t bytes);
   rmmjs_status TakeChunk(rmmjs_stream stream, void** base);  // from the upstream
   // Registers a chunk from the upstream; its blocks become free on list, in address order.
   // May throw std::bad_alloc, before it changes anything.

@@ -13,14 +13,8 @@ using pool::UpstreamBlock;
 
 namespace {
 
-constexpr size_t kAlignment = RMMJS_ALLOCATION_ALIGNMENT;
 constexpr rmmjs_stream kDefaultStream = 0;
 constexpr size_t kHostDefaultPoolSize = size_t{256} << 20;
-
-[[gnu::cold]] rmmjs_status NotHandedOut(uintptr_t ptr, size_t bytes, const char* why) {
-  return Fail(RMMJS_ERR_LOGIC, "PoolMemoryResource: cannot deallocate " + FormatHex(ptr) + " (" + std::to_string(bytes) +
-                                   " bytes): " + why);
-}
 
 }  // namespace
 
@@ -77,23 +71,6 @@ rmmjs_status PoolBlocks::Init(FreeList& legacy) {
   return RMMJS_OK;
 }
 
-rmmjs_status PoolBlocks::BlockSize(size_t bytes, size_t* size) const {
-  if (bytes > SIZE_MAX - kAlignment) return Exceeded(bytes, "the size cannot be aligned to 256 bytes");
-  *size = AlignUp(bytes, kAlignment);
-  return RMMJS_OK;
-}
-
-rmmjs_status PoolBlocks::Free(FreeList& list, uintptr_t ptr, size_t bytes) {
-  const size_t size = bytes > SIZE_MAX - kAlignment ? 0 : AlignUp(bytes, kAlignment);
-  const UpstreamBlock* upstream = upstream_blocks_.Find(ptr);
-  if (upstream == nullptr || size == 0 || (ptr - upstream->begin) % kAlignment != 0 || size > upstream->end() - ptr) {
-    return NotHandedOut(ptr, bytes, "not memory this pool handed out");
-  }
-  if (!free_blocks_.Insert(list, ptr, size, *upstream)) {
-    return NotHandedOut(ptr, bytes, "the range is already free (freed twice, or the wrong size)");
-  }
-  return RMMJS_OK;
-}
 
 size_t PoolBlocks::SizeToGrow(size_t size) const {
   if (maximum_pool_size_ == kNoMaximum) return std::max(size, pool_size_);
@@ -216,6 +193,11 @@ void PoolBlocks::Release() {
       LogAt(RMMJS_LOG_ERROR, "PoolMemoryResource: returning memory upstream failed: " + LastErrorMessage());
     }
   }
+}
+
+rmmjs_status PoolBlocks::NotHandedOut(uintptr_t ptr, size_t bytes, const char* why) {
+  return Fail(RMMJS_ERR_LOGIC, "PoolMemoryResource: cannot deallocate " + FormatHex(ptr) + " (" + std::to_string(bytes) +
+                                   " bytes): " + why);
 }
 
 rmmjs_status PoolBlocks::Exceeded(size_t size, const std::string& reason) {

@@ -11,6 +11,7 @@
 
 #include "coalescing_free_blocks.h"
 #include "rmmjs/abi.h"
+#include "rmmjs/format.hpp"
 #include "rmmjs/resource.hpp"
 #include "rmmjs/stream_ordered_resource.hpp"
 
@@ -37,13 +38,27 @@ class PoolBlocks {
 
   // The policy of StreamOrderedResource.
   rmmjs_status Init(FreeList& legacy);
-  rmmjs_status BlockSize(size_t bytes, size_t* size) const;
+  rmmjs_status BlockSize(size_t bytes, size_t* size) const {
+    if (bytes > SIZE_MAX - kAlignment) return Exceeded(bytes, "the size cannot be aligned to 256 bytes");
+    *size = AlignUp(bytes, kAlignment);
+    return RMMJS_OK;
+  }
   uintptr_t Take(FreeList& list, size_t size) { return free_blocks_.TakeBestFit(list, size); }
   size_t Fit(const FreeList& list, size_t size) const { return pool::CoalescingFreeBlocks::BestFitSize(list, size); }
   bool Empty(const FreeList& list) const { return list.empty(); }
   size_t FreeBytes(const FreeList& list) const { return list.free_bytes; }
   void MoveAll(FreeList& from, FreeList& to) { free_blocks_.MoveAll(from, to, upstream_blocks_); }
-  rmmjs_status Free(FreeList& list, uintptr_t ptr, size_t bytes);
+  rmmjs_status Free(FreeList& list, uintptr_t ptr, size_t bytes) {
+    const size_t size = bytes > SIZE_MAX - kAlignment ? 0 : AlignUp(bytes, kAlignment);
+    const pool::UpstreamBlock* upstream = upstream_blocks_.Find(ptr);
+    if (upstream == nullptr || size == 0 || (ptr - upstream->begin) % kAlignment != 0 || size > upstream->end() - ptr) {
+      return NotHandedOut(ptr, bytes, "not memory this pool handed out");
+    }
+    if (!free_blocks_.Insert(list, ptr, size, *upstream)) {
+      return NotHandedOut(ptr, bytes, "the range is already free (freed twice, or the wrong size)");
+    }
+    return RMMJS_OK;
+  }
   rmmjs_status Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out);
   void Release();
 
@@ -54,7 +69,10 @@ class PoolBlocks {
   rmmjs_status ReturnToUpstream(const std::vector<pool::UpstreamBlock>& blocks, rmmjs_stream stream);
   // Takes `bytes` from upstream on stream, halving the attempt on out-of-memory down to `size`.
   rmmjs_status AllocateUpstream(size_t size, size_t* bytes, rmmjs_stream stream, void** out);
-  static rmmjs_status Exceeded(size_t size, const std::string& reason);
+  [[gnu::cold]] static rmmjs_status Exceeded(size_t size, const std::string& reason);
+  [[gnu::cold]] static rmmjs_status NotHandedOut(uintptr_t ptr, size_t bytes, const char* why);
+
+  static constexpr size_t kAlignment = RMMJS_ALLOCATION_ALIGNMENT;
 
   ResourceRef upstream_;
   size_t initial_pool_size_;
