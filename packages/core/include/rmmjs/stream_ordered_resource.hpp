@@ -446,19 +446,22 @@ class StreamOrderedResource {
         i++;
         continue;
       }
-      if (stream_ordered_) RMMJS_TRY(WaitForFreesOn(other, stream));
+      if (stream_ordered_) {
+        RMMJS_TRY(WaitForFreesOn(other, stream));
+        // Whoever takes the moved blocks from this stream later must also wait for the wait just
+        // queued: this stream's event is recorded again (the legacy stream's, when taken from).
+        if (!own.lazy) {
+          DeviceContext context(device_);
+          RMMJS_TRY(context.status());
+          RMMJS_TRY(EnsureEvent(own));
+          RMMJS_TRY(CoreApi()->event_record(own.event, stream));
+          own.recorded = true;
+        }
+      }
       blocks_.MoveAll(other.free, own.free);
+      own.frees++;
       Track(other);  // now empty: leaves slot i to the next list
       Track(own);
-      // Whoever takes the moved blocks from this stream later must wait for the waits just queued.
-      own.frees++;
-      if (stream_ordered_ && !own.lazy) {
-        DeviceContext context(device_);
-        RMMJS_TRY(context.status());
-        RMMJS_TRY(EnsureEvent(own));
-        RMMJS_TRY(CoreApi()->event_record(own.event, stream));
-        own.recorded = true;
-      }
       *out = blocks_.Take(own.free, size);
       Track(own);
       if (*out != 0) return RMMJS_OK;
