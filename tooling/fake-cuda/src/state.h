@@ -110,10 +110,9 @@ struct State {
   AllocationMap allocations;
 
   // Handle objects are never freed, so use after destroy is caught. The live sets say which are
-  // valid. Events and pools never reuse a destroyed one's address; a created stream takes the
-  // handle of the stream destroyed last, if any (the driver can reuse one too), with a new id.
+  // valid. Events and pools never reuse a destroyed one's address; a stream created on a thread
+  // takes the handle of the stream that thread destroyed last, if any (streams.cc).
   std::vector<std::unique_ptr<CUstream_st>> all_streams;
-  std::vector<CUstream_st*> destroyed_streams;  // handles to reuse, the last destroyed at the back
   unsigned long long next_stream_id = 1000;
   std::set<const CUstream_st*> live_streams;
   std::vector<std::unique_ptr<CUevent_st>> all_events;
