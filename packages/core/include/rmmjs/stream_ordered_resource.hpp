@@ -106,15 +106,15 @@ struct PendingWork {
 template <class FreeList>
 struct StreamState {
   static constexpr size_t kNoSlot = SIZE_MAX;
-  StreamState(rmmjs_stream stream, bool lazy) : stream(stream), lazy(lazy) {}
-  rmmjs_stream stream;  // the handle events are recorded on (the stream's own while it lives)
-  bool lazy;            // the legacy default stream: recorded when another stream takes its blocks
-  bool recorded = false;        // the event was recorded: a stream taking these blocks waits on it
-  uint64_t frees = 0;           // times blocks were put on the list ...
-  uint64_t recorded_frees = 0;  // ... and, lazy, how many of them the event's last record covers
-  rmmjs_event event = nullptr;  // created on first use
-  size_t nonempty_slot = kNoSlot;
+  StreamState(rmmjs_stream stream, bool lazy) : lazy(lazy), stream(stream) {}
+  bool lazy;                      // the legacy default stream: recorded when another stream takes its blocks
+  bool recorded = false;          // the event was recorded: a stream taking these blocks waits on it
+  size_t nonempty_slot = kNoSlot;  // where it is in the resource's list of lists that may hold blocks
+  uint64_t frees = 0;             // times blocks were put on the list ...
   FreeList free;
+  uint64_t recorded_frees = 0;  // ... and, lazy, how many of them the event's last record covers
+  rmmjs_stream stream;          // the handle events are recorded on (the stream's own while it lives)
+  rmmjs_event event = nullptr;  // created on first use
 };
 
 // What Blocks::Grow may use of the resource besides its own state.
@@ -210,7 +210,7 @@ class StreamOrderedResource {
   rmmjs_status Init(rmmjs_resource*) {
     return GuardHostMemory(kTypeName, [&] {
       RMMJS_TRY(blocks_.Init(legacy_->free));
-      Track(*legacy_);
+      MayHoldBlocks(*legacy_);
       return RMMJS_OK;
     });
   }
@@ -223,11 +223,7 @@ class StreamOrderedResource {
     Lock lock(mutex_);
     StreamState& own = StateOf(key, stream);
     uintptr_t ptr = blocks_.Take(own.free, size);
-    if (ptr != 0) {
-      Track(own);
-    } else {
-      RMMJS_TRY(AllocateElsewhere(lock, own, stream, size, &ptr));
-    }
+    if (ptr == 0) RMMJS_TRY(AllocateElsewhere(lock, own, stream, size, &ptr));
     *out = reinterpret_cast<void*>(ptr);
     return RMMJS_OK;
   } catch (const std::bad_alloc&) {
@@ -256,7 +252,7 @@ class StreamOrderedResource {
     }
     RMMJS_TRY(blocks_.Free(own.free, reinterpret_cast<uintptr_t>(pointer), bytes));
     own.frees++;
-    Track(own);
+    MayHoldBlocks(own);
     return RMMJS_OK;
   } catch (const std::bad_alloc&) {
     return FailOutOfHostMemory(kTypeName);
@@ -299,7 +295,7 @@ class StreamOrderedResource {
     if (inserted) {
       try {
         states_.push_back(std::make_unique<StreamState>(stream, false));
-        nonempty_.reserve(states_.size());  // so that Track never allocates
+        nonempty_.reserve(states_.size());  // so that MayHoldBlocks never allocates
       } catch (...) {
         by_key_.erase(at);
         throw;
@@ -311,29 +307,21 @@ class StreamOrderedResource {
     return *last_state_;
   }
 
-  // Keeps nonempty_ (the lists that may hold blocks) right for state after its list changed.
-  void Track(StreamState& state) {
-    const bool empty = blocks_.Empty(state.free);
-    if (empty == (state.nonempty_slot == kNoSlot)) return;
-    if (empty) {
-      StreamState* last = nonempty_.back();
-      nonempty_[state.nonempty_slot] = last;
-      last->nonempty_slot = state.nonempty_slot;
-      nonempty_.pop_back();
-      state.nonempty_slot = kNoSlot;
-    } else {
-      state.nonempty_slot = nonempty_.size();
-      nonempty_.push_back(&state);
-    }
+  // nonempty_ holds every list that has blocks (and maybe some that lost them since: the searches
+  // drop those), so that a search for blocks on other streams looks only where there are some.
+  void MayHoldBlocks(StreamState& state) {
+    if (state.nonempty_slot != kNoSlot) return;
+    state.nonempty_slot = nonempty_.size();
+    nonempty_.push_back(&state);  // never allocates: room for every state is reserved
   }
-
-  // Drops the lists that Grow emptied behind our back (it may give whole upstream blocks back).
-  void ForgetEmptyLists() {
-    for (size_t i = 0; i < nonempty_.size();) {
-      StreamState* state = nonempty_[i];
-      Track(*state);
-      if (state->nonempty_slot == i) i++;
-    }
+  // Takes an empty list off nonempty_.
+  void Forget(StreamState& state) {
+    const size_t slot = state.nonempty_slot;
+    StreamState* last = nonempty_.back();
+    nonempty_[slot] = last;
+    last->nonempty_slot = slot;
+    nonempty_.pop_back();
+    state.nonempty_slot = kNoSlot;
   }
 
   rmmjs_status EnsureEvent(StreamState& state) {
@@ -351,8 +339,7 @@ class StreamOrderedResource {
     if (*out != 0) return RMMJS_OK;
     Growth growth(lock, states_, device_, stream_ordered_);
     const rmmjs_status status = blocks_.Grow(growth, own.free, stream, size, out);
-    Track(own);
-    ForgetEmptyLists();
+    MayHoldBlocks(own);
     return status;
   }
 
@@ -362,18 +349,23 @@ class StreamOrderedResource {
                                    uintptr_t* out) {
     StreamState* donor = nullptr;
     size_t donor_fit = 0;
-    for (StreamState* other : nonempty_) {
-      if (other == &own) continue;
-      const size_t fit = blocks_.Fit(other->free, size);
+    for (size_t i = 0; i < nonempty_.size();) {
+      StreamState& other = *nonempty_[i];
+      if (blocks_.Empty(other.free)) {
+        Forget(other);  // the last list took its place at i
+        continue;
+      }
+      i++;
+      if (&other == &own) continue;
+      const size_t fit = blocks_.Fit(other.free, size);
       if (fit != 0 && (donor == nullptr || fit < donor_fit)) {
-        donor = other;
+        donor = &other;
         donor_fit = fit;
         if (fit == size) break;
       }
     }
     if (donor == nullptr) return RMMJS_OK;
     const uintptr_t ptr = blocks_.Take(donor->free, size);
-    Track(*donor);
     const bool record = stream_ordered_ && donor->lazy && donor->frees != donor->recorded_frees;
     if (!record && !(stream_ordered_ && donor->recorded)) {
       *out = ptr;  // nothing was queued on what it freed: no wait
@@ -413,7 +405,7 @@ class StreamOrderedResource {
                                  LastErrorMessage());
       CoreApi()->set_error(failure, cuda_code, message.c_str());
     }
-    Track(donor);
+    MayHoldBlocks(donor);
     return failure;
   }
 
@@ -440,12 +432,9 @@ class StreamOrderedResource {
     size_t free_bytes = 0;
     for (const StreamState* state : nonempty_) free_bytes += blocks_.FreeBytes(state->free);
     if (free_bytes < size) return RMMJS_OK;
-    for (size_t i = 0; i < nonempty_.size();) {
+    for (size_t i = 0; i < nonempty_.size(); i++) {  // own may join at the end: it is skipped
       StreamState& other = *nonempty_[i];
-      if (&other == &own) {
-        i++;
-        continue;
-      }
+      if (&other == &own || blocks_.Empty(other.free)) continue;
       if (stream_ordered_) {
         RMMJS_TRY(WaitForFreesOn(other, stream));
         // Whoever takes the moved blocks from this stream later must also wait for the wait just
@@ -460,12 +449,9 @@ class StreamOrderedResource {
       }
       blocks_.MoveAll(other.free, own.free);
       own.frees++;
-      Track(other);  // now empty: leaves slot i to the next list
-      Track(own);
+      MayHoldBlocks(own);
       *out = blocks_.Take(own.free, size);
-      Track(own);
       if (*out != 0) return RMMJS_OK;
-      if (other.nonempty_slot == i) i++;
     }
     return RMMJS_OK;
   }
