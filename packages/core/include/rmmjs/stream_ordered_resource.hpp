@@ -107,12 +107,13 @@ template <class FreeList>
 struct StreamState {
   static constexpr size_t kNoSlot = SIZE_MAX;
   StreamState(rmmjs_stream stream, bool lazy) : lazy(lazy), stream(stream) {}
-  bool lazy;                      // the legacy default stream: recorded when another stream takes its blocks
-  bool recorded = false;          // the event was recorded: a stream taking these blocks waits on it
-  size_t nonempty_slot = kNoSlot;  // where it is in the resource's list of lists that may hold blocks
-  uint64_t frees = 0;             // times blocks were put on the list ...
+  // First what allocations and frees touch.
+  bool lazy;              // the legacy default stream: recorded when another stream takes its blocks
+  bool recorded = false;  // the event was recorded: a stream taking these blocks waits on it
+  size_t nonempty_slot = kNoSlot;  // its place among the resource's lists that may hold blocks
+  uint64_t frees = 0;              // times blocks were put on the list
   FreeList free;
-  uint64_t recorded_frees = 0;  // ... and, lazy, how many of them the event's last record covers
+  uint64_t recorded_frees = 0;  // lazy: the value of `frees` the event's last record covers
   rmmjs_stream stream;          // the handle events are recorded on (the stream's own while it lives)
   rmmjs_event event = nullptr;  // created on first use
 };
