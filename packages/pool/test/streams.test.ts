@@ -159,6 +159,23 @@ describe('PoolMemoryResource streams', () => {
     }
   });
 
+  it('the list of a stream destroyed since merges with the others (its event, never the dead stream, is used)', () => {
+    using pool = new PoolMemoryResource(base(), { initialPoolSize: 2 * MiB, maximumPoolSize: 2 * MiB });
+    const a = new Stream();
+    using b = new Stream();
+    using c = new Stream();
+    const onA = pool.allocate(MiB, a);
+    const onB = pool.allocate(MiB, b);
+    pool.deallocate(onA, MiB, a);
+    a[Symbol.dispose]();
+    pool.deallocate(onB, MiB, b);
+    let whole = 0n;
+    const calls = callsDuring(() => (whole = pool.allocate(2 * MiB, c)));
+    expect(whole).toBe(onA);
+    if (onFake()) expect([calls.cuStreamWaitEvent, calls.cuEventRecord]).toEqual([2, 2]); // c's own event, once per merge
+    pool.deallocate(whole, 2 * MiB, c);
+  });
+
   it('DEFAULT_STREAM and LEGACY_DEFAULT_STREAM share one free list', () => {
     using pool = new PoolMemoryResource(base(), { initialPoolSize: 0 });
     const ptr = pool.allocate(MiB, DEFAULT_STREAM);
