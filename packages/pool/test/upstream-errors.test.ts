@@ -1,6 +1,6 @@
 // What the pool makes of its upstream's failures: only running out of memory becomes "Maximum pool
-// size exceeded" (RMM's try_to_expand catches out_of_memory); every other error reaches the caller
-// as the upstream raised it: class, code and message, and a JavaScript error as the same object.
+// size exceeded"; every other error reaches the caller as the upstream raised it: class, code and
+// message, and a JavaScript error as the same object.
 import { fileURLToPath } from 'node:url';
 import {
   CudaError,
