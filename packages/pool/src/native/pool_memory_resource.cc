@@ -125,9 +125,9 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
 }
 
 // Takes *bytes (at least size) from upstream. Only running out of memory halves the attempt (a
-// multiple of 256, down to size) and becomes "Maximum pool size exceeded", as RMM's try_to_expand;
-// any other failure (a CUDA error, a callback's error, a call from the wrong thread) is returned as
-// the upstream set it.
+// multiple of 256, down to size) and becomes "Maximum pool size exceeded"; any other failure (a
+// CUDA error, a callback's error, a call from the wrong thread) is returned as the upstream set it
+// (RMM's try_to_expand treats every exception as running out of memory).
 rmmjs_status PoolBlocks::AllocateUpstream(size_t size, size_t* bytes, rmmjs_stream stream, void** out) {
   for (;;) {
     LogAt(RMMJS_LOG_DEBUG, "[A][Stream " + FormatHex(stream) + "][Upstream " + std::to_string(*bytes) + "B]");
