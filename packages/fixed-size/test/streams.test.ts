@@ -86,6 +86,29 @@ describe('FixedSizeMemoryResource with streams', () => {
     mr[Symbol.dispose]();
   });
 
+  it('RMM DeletedStream: a new stream, even with the destroyed stream\'s handle, waits before taking its blocks', () => {
+    const mr = new FixedSizeMemoryResource(upstream(), { blockSize: 4 * KiB, blocksToPreallocate: 1 });
+    const old = new Stream();
+    const handle = old.handle;
+    const buffer = new DeviceBuffer({ data: pattern(4 * KiB, 8), mr, stream: old });
+    const ptr = buffer.ptr;
+    buffer.free();
+    old[Symbol.dispose]();
+    using fresh = new Stream();
+    // The fake driver hands a destroyed stream's handle to the next stream, as the driver may.
+    if (onFake()) expect(fresh.handle).toBe(handle);
+    const take = () => expect(mr.allocate(4 * KiB, fresh)).toBe(ptr);
+    if (onFake()) expect(countCalls(['cuStreamWaitEvent', 'cuMemAlloc_v2'], take)).toEqual({ cuStreamWaitEvent: 1, cuMemAlloc_v2: 0 });
+    else take();
+    mr.deallocate(ptr, 4 * KiB, fresh);
+    // As in RMM's test: the default stream allocates after the stream is gone.
+    const again = new DeviceBuffer({ data: pattern(4 * KiB, 9), mr });
+    expect(again.ptr).toBe(ptr);
+    expectBytes(again.toBytes(), pattern(4 * KiB, 9));
+    again.free();
+    mr[Symbol.dispose]();
+  });
+
   describe.runIf(onFake())('driver calls (fake driver)', () => {
     it('a free on a stream records its event at once; taking the block on another stream waits on it', () => {
       const mr = new FixedSizeMemoryResource(new CudaMemoryResource(), { blockSize: KiB, blocksToPreallocate: 1 });
@@ -179,9 +202,12 @@ describe('FixedSizeMemoryResource with streams', () => {
       for (const stream of streams) mr.deallocate(mr.allocate(1, stream), 1, stream);
       mr.deallocate(mr.allocate(1), 1);
       expect(fakeCuda.stats().liveEvents).toBe(before + 3);
-      const synchronized = countCalls(['cuEventSynchronize', 'cuEventDestroy_v2', 'cuEventRecord'], () => mr[Symbol.dispose]());
-      // the default stream's lazily recorded event is recorded, synchronized and destroyed too
-      expect(synchronized).toEqual({ cuEventSynchronize: 4, cuEventDestroy_v2: 4, cuEventRecord: 1 });
+      const synchronized = countCalls(
+        ['cuEventSynchronize', 'cuEventDestroy_v2', 'cuEventRecord', 'cuStreamSynchronize'],
+        () => mr[Symbol.dispose](),
+      );
+      // the default stream, whose frees recorded no event, is synchronized instead
+      expect(synchronized).toEqual({ cuEventSynchronize: 3, cuEventDestroy_v2: 3, cuEventRecord: 0, cuStreamSynchronize: 1 });
       expect(fakeCuda.stats().liveEvents).toBe(before);
       for (const stream of streams) stream[Symbol.dispose]();
     });

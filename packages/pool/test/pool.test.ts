@@ -262,7 +262,7 @@ describe('PoolMemoryResource configuration', () => {
     expect(thrown(() => new PoolMemoryResource(base(), { maximumPoolSize: '1k' })).message).toContain('Could not parse');
   });
 
-  it('deallocating memory the pool did not hand out, or freeing twice, is an error and changes nothing', () => {
+  it('deallocating memory the pool did not hand out, or freeing twice, is an RMMError (logic error) and changes nothing', () => {
     using pool = new PoolMemoryResource(base(), { initialPoolSize: 64 * KiB });
     using other = new PoolMemoryResource(base(), { initialPoolSize: 64 * KiB });
     const a = pool.allocate(KiB);
@@ -270,13 +270,19 @@ describe('PoolMemoryResource configuration', () => {
     const foreign = other.allocate(KiB);
     for (const [ptr, size] of [[foreign, KiB], [a + 128n, 256], [b, 64 * KiB]] as const) {
       const error = thrown(() => pool.deallocate(ptr, size));
-      expect(error).toBeInstanceOf(TypeError);
-      expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
+      expect(error).toBeInstanceOf(RMMError);
+      expect(error.code).toBe('ERR_RMM_LOGIC');
+      expect(error.message).toBe(
+        `PoolMemoryResource: cannot deallocate 0x${ptr.toString(16)} (${size} bytes): not memory this pool handed out`,
+      );
     }
     pool.deallocate(a, KiB);
     const twice = thrown(() => pool.deallocate(a, KiB));
-    expect(twice.code).toBe('ERR_INVALID_ARG_VALUE');
-    expect(twice.message).toContain('already free');
+    expect(twice).toBeInstanceOf(RMMError);
+    expect(twice.code).toBe('ERR_RMM_LOGIC');
+    expect(twice.message).toBe(
+      `PoolMemoryResource: cannot deallocate 0x${a.toString(16)} (1024 bytes): the range is already free (freed twice, or the wrong size)`,
+    );
     // a is handed out once, then the pool moves on.
     expect(pool.allocate(KiB)).toBe(a);
     expect(pool.allocate(KiB)).toBe(b + 1024n);

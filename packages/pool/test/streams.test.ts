@@ -109,6 +109,73 @@ describe('PoolMemoryResource streams', () => {
     }
   });
 
+  it('the default stream\'s event is recorded once for all blocks freed since the last record', () => {
+    using pool = new PoolMemoryResource(base(), { initialPoolSize: 0 });
+    using b = new Stream();
+    const ptrs = [pool.allocate(MiB), pool.allocate(MiB), pool.allocate(4 * MiB)];
+    pool.deallocate(ptrs[0], MiB);
+    pool.deallocate(ptrs[1], MiB);
+    const take = callsDuring(() => {
+      expect(pool.allocate(MiB, b)).toBe(ptrs[0]);
+      expect(pool.allocate(MiB, b)).toBe(ptrs[1]);
+    });
+    pool.deallocate(ptrs[2], 4 * MiB);
+    const again = callsDuring(() => expect(pool.allocate(4 * MiB, b)).toBe(ptrs[2]));
+    if (onFake()) {
+      expect([take.cuEventCreate, take.cuEventRecord, take.cuStreamWaitEvent]).toEqual([1, 1, 2]);
+      expect([again.cuEventCreate, again.cuEventRecord, again.cuStreamWaitEvent]).toEqual([0, 1, 1]);
+    }
+  });
+
+  it('blocks no stream has used yet (the initial pool) are taken without a wait', () => {
+    using pool = new PoolMemoryResource(base(), { initialPoolSize: MiB });
+    using b = new Stream();
+    let taken = 0n;
+    const calls = callsDuring(() => (taken = pool.allocate(1000, b)));
+    expect(taken).not.toBe(0n);
+    expect(pool.poolSize()).toBe(MiB);
+    if (onFake()) expect([calls.cuEventRecord, calls.cuStreamWaitEvent]).toEqual([0, 0]);
+  });
+
+  it('lists merged onto the default stream\'s are ordered for the next stream that takes from it', () => {
+    using pool = new PoolMemoryResource(base(), { initialPoolSize: 2 * MiB, maximumPoolSize: 2 * MiB });
+    using a = new Stream();
+    using b = new Stream();
+    using c = new Stream();
+    const onA = pool.allocate(MiB, a);
+    const onB = pool.allocate(MiB, b);
+    pool.deallocate(onA, MiB, a);
+    pool.deallocate(onB, MiB, b);
+    let front = 0n;
+    const merge = callsDuring(() => (front = pool.allocate(1.5 * MiB))); // merges a's and b's lists
+    expect(front).toBe(onA);
+    let taken = 0n;
+    const take = callsDuring(() => (taken = pool.allocate(0.5 * MiB, c))); // the rest, from the default stream
+    expect(taken).toBe(onA + BigInt(1.5 * MiB));
+    expect(pool.poolSize()).toBe(2 * MiB);
+    if (onFake()) {
+      expect([merge.cuEventRecord, merge.cuStreamWaitEvent]).toEqual([0, 2]);
+      expect([take.cuEventRecord, take.cuStreamWaitEvent]).toEqual([1, 1]);
+    }
+  });
+
+  it('the list of a stream destroyed since merges with the others (its event, never the dead stream, is used)', () => {
+    using pool = new PoolMemoryResource(base(), { initialPoolSize: 2 * MiB, maximumPoolSize: 2 * MiB });
+    const a = new Stream();
+    using b = new Stream();
+    using c = new Stream();
+    const onA = pool.allocate(MiB, a);
+    const onB = pool.allocate(MiB, b);
+    pool.deallocate(onA, MiB, a);
+    a[Symbol.dispose]();
+    pool.deallocate(onB, MiB, b);
+    let whole = 0n;
+    const calls = callsDuring(() => (whole = pool.allocate(2 * MiB, c)));
+    expect(whole).toBe(onA);
+    if (onFake()) expect([calls.cuStreamWaitEvent, calls.cuEventRecord]).toEqual([2, 2]); // c's own event, once per merge
+    pool.deallocate(whole, 2 * MiB, c);
+  });
+
   it('DEFAULT_STREAM and LEGACY_DEFAULT_STREAM share one free list', () => {
     using pool = new PoolMemoryResource(base(), { initialPoolSize: 0 });
     const ptr = pool.allocate(MiB, DEFAULT_STREAM);
@@ -157,6 +224,28 @@ describe('PoolMemoryResource streams', () => {
     using other = new Stream();
     pool.deallocate(ptr, 10000);
     expect(pool.allocate(10000, other)).toBe(ptr);
+    expect(pool.poolSize()).toBe(10240);
+  });
+
+  it('a new stream, even with a destroyed stream\'s handle, does not inherit its free list: it waits first', () => {
+    using pool = new PoolMemoryResource(base(), { initialPoolSize: 0 });
+    const old = new Stream();
+    const handle = old.handle;
+    const buffer = new DeviceBuffer({ data: pattern(10000, 4), stream: old, mr: pool });
+    const ptr = buffer.ptr;
+    buffer.free();
+    old[Symbol.dispose]();
+    using fresh = new Stream();
+    // The fake driver hands a destroyed stream's handle to the next stream, as the driver may.
+    if (onFake()) expect(fresh.handle).toBe(handle);
+    let taken = 0n;
+    const calls = callsDuring(() => (taken = pool.allocate(10000, fresh)));
+    expect(taken).toBe(ptr);
+    if (onFake()) {
+      expect(calls.cuStreamWaitEvent).toBe(1);
+      expect(calls.cuEventRecord).toBe(0);
+    }
+    pool.deallocate(ptr, 10000, fresh);
     expect(pool.poolSize()).toBe(10240);
   });
 

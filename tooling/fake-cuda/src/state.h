@@ -109,8 +109,9 @@ struct State {
   std::vector<Device> devices;
   AllocationMap allocations;
 
-  // Handle objects are never freed, so no later handle reuses a destroyed one's address and
-  // use after destroy is always caught. The live sets say which are valid.
+  // Handle objects are never freed, so use after destroy is caught. The live sets say which are
+  // valid. Events and pools never reuse a destroyed one's address; a stream created on a thread
+  // takes the handle of the stream that thread destroyed last, if any (streams.cc).
   std::vector<std::unique_ptr<CUstream_st>> all_streams;
   unsigned long long next_stream_id = 1000;
   std::set<const CUstream_st*> live_streams;

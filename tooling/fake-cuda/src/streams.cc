@@ -1,6 +1,7 @@
 // Streams and events. Work completes as soon as it is issued, so every query says "done".
 #include <algorithm>
 #include <map>
+#include <vector>
 
 #include "state.h"
 
@@ -13,6 +14,14 @@ constexpr unsigned kEventInterprocess = 0x4;
 constexpr unsigned kEventWaitExternal = 0x1;
 
 bool IsBuiltinStream(rmmjs_CUstream stream) { return reinterpret_cast<uintptr_t>(stream) <= 2; }
+
+// The handles of the streams this thread destroyed, the last at the back: the next stream it
+// creates gets one back (with a new id), as a handle the driver allocates may come back from the
+// thread's allocator cache. So code that keys streams by handle is caught.
+std::vector<CUstream_st*>& DestroyedOnThisThread() {
+  thread_local std::vector<CUstream_st*> destroyed;
+  return destroyed;
+}
 
 }  // namespace
 
@@ -27,8 +36,16 @@ extern "C" rmmjs_CUresult cuStreamCreateWithPriority(rmmjs_CUstream* stream, uns
   // Out-of-range priorities are clamped, as in the driver (lower numbers are higher priority).
   int clamped = std::clamp(priority, kStreamPriorityGreatest, kStreamPriorityLeast);
   State& state = call.state();
-  state.all_streams.emplace_back(new CUstream_st{CurrentDevice(), flags, clamped, state.next_stream_id++});
-  *stream = state.all_streams.back().get();
+  CUstream_st fresh{CurrentDevice(), flags, clamped, state.next_stream_id++};
+  std::vector<CUstream_st*>& destroyed = DestroyedOnThisThread();
+  if (destroyed.empty()) {
+    state.all_streams.emplace_back(new CUstream_st(fresh));
+    *stream = state.all_streams.back().get();
+  } else {
+    *stream = destroyed.back();
+    destroyed.pop_back();
+    **stream = fresh;
+  }
   state.live_streams.insert(*stream);
   return kSuccess;
 }
@@ -37,7 +54,9 @@ extern "C" rmmjs_CUresult cuStreamDestroy(rmmjs_CUstream stream) {
   Entry call(Symbol::cuStreamDestroy);
   if (call.status() != kSuccess) return call.status();
   if (IsBuiltinStream(stream)) return kInvalidHandle;  // the default streams cannot be destroyed
-  return call.state().live_streams.erase(stream) == 1 ? kSuccess : kInvalidHandle;
+  if (call.state().live_streams.erase(stream) != 1) return kInvalidHandle;
+  DestroyedOnThisThread().push_back(stream);
+  return kSuccess;
 }
 
 extern "C" rmmjs_CUresult cuStreamSynchronize(rmmjs_CUstream stream) {

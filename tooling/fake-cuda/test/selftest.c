@@ -470,10 +470,16 @@ static void TestStreamsAndEvents(void) {
   EXPECT_EQ(host_function_calls, 1);
   rmmjs_CUdeviceptr pointer = 0;
   EXPECT_EQ(api.cuMemAllocFromPoolAsync(&pointer, 64, NULL, stream), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  unsigned long long old_id = 0, fresh_id = 0;
+  EXPECT_EQ(api.cuStreamGetId(other, &old_id), 0);
   rmmjs_CUstream fresh = NULL;
   EXPECT_EQ(api.cuStreamCreateWithPriority(&fresh, 0, 0), 0);
-  EXPECT(fresh != stream); /* a destroyed handle is never handed out again */
+  EXPECT(fresh == stream); /* the destroyed stream's handle, as the driver may hand out */
+  EXPECT_EQ(api.cuStreamGetId(fresh, &fresh_id), 0);
+  EXPECT(fresh_id > old_id); /* but a new id */
+  EXPECT_EQ(api.cuStreamSynchronize(fresh), 0);
   EXPECT_EQ(api.cuStreamDestroy(fresh), 0);
+  EXPECT_EQ(api.cuStreamSynchronize(fresh), INVALID_HANDLE);
 
   EXPECT_EQ(api.cuStreamDestroy(NULL), INVALID_HANDLE);
   EXPECT_EQ(api.cuStreamDestroy((rmmjs_CUstream)STREAM_LEGACY), INVALID_HANDLE);

@@ -1,92 +1,109 @@
 // RMM's fixed_size_memory_resource: blocks of one size carved from chunks of
 // `blocks_to_preallocate` blocks taken from the upstream (one chunk at construction, another
-// whenever every free list is empty), with RMM's stream-ordered free lists
-// (stream_ordered_memory_resource): a block freed on stream A is reused on A at once and on
-// another stream only after that stream waits on A's event. All chunks go back upstream when
-// the resource is destroyed.
+// whenever no list can serve a request), on core's stream-ordered free lists
+// (rmmjs/stream_ordered_resource.hpp). FixedSizeBlocks is the policy: a free list is a queue of
+// blocks, and a bitmap per chunk says which blocks are handed out (so a double free is caught).
+// All chunks go back upstream when the resource is destroyed.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>  // std::lock_guard
-#include <unordered_map>
 #include <vector>
 
 #include "block_queue.h"
-#include "spin_lock.h"
 #include "rmmjs/abi.h"
 #include "rmmjs/resource.hpp"
+#include "rmmjs/stream_ordered_resource.hpp"
 
 namespace rmmjs {
 
-class FixedSizeMemoryResource {
+class FixedSizeBlocks {
  public:
   static constexpr const char* kTypeName = "FixedSizeMemoryResource";
+  using FreeList = BlockQueue;
+  using Growth = stream_ordered::Growth<FreeList>;
 
-  // block_size is aligned up to 256; both arguments must be non-zero (checked by the caller).
-  FixedSizeMemoryResource(ResourceRef upstream, int32_t device, size_t block_size, size_t blocks_to_preallocate);
-  ~FixedSizeMemoryResource();
-  FixedSizeMemoryResource(const FixedSizeMemoryResource&) = delete;
-  FixedSizeMemoryResource& operator=(const FixedSizeMemoryResource&) = delete;
+  // block_size is aligned up to 256; both arguments must be non-zero and their product fit in a
+  // size_t (checked by the caller).
+  FixedSizeBlocks(ResourceRef upstream, size_t block_size, size_t blocks_to_preallocate);
 
-  rmmjs_status Init(rmmjs_resource* self);  // takes the first chunk from the upstream
-  rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out);
-  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream);
   rmmjs_resource* Upstream() const { return upstream_.get(); }
-
   size_t block_size() const { return block_size_; }
 
- private:
-  // The free blocks last used on one stream, and the event other streams wait on before
-  // taking one of them.
-  struct StreamFreeList {
-    rmmjs_stream stream = 0;
-    rmmjs_event event = nullptr;  // created when first recorded or waited on
-    // The legacy default stream cannot be destroyed, so its event is recorded only when
-    // another stream takes one of its blocks (frees on it make no driver call). Any other
-    // stream may be gone by then, so frees on it record the event at once, as RMM does.
-    bool record_lazily = false;
-    bool unrecorded_frees = false;  // record_lazily: blocks freed since the last record
-    bool recorded = false;          // the event has been recorded at least once
-    BlockQueue blocks;
-    size_t nonempty_slot = kNoSlot;  // index in nonempty_lists_
-  };
+  // The policy of StreamOrderedResource.
+  rmmjs_status Init(FreeList& legacy);
+  rmmjs_status BlockSize(size_t bytes, size_t* size) const {
+    if (bytes > block_size_) return TooLarge(bytes);
+    *size = block_size_;
+    return RMMJS_OK;
+  }
+  uintptr_t Take(FreeList& list, size_t) {
+    if (list.empty()) return 0;
+    const auto block = reinterpret_cast<uintptr_t>(list.Pop());
+    Chunk* chunk = nullptr;
+    size_t index = 0;
+    Locate(block, &chunk, &index);
+    chunk->allocated[index / 64] |= uint64_t{1} << (index % 64);
+    return block;
+  }
+  size_t Fit(const FreeList& list, size_t size) const { return list.empty() ? 0 : size; }
+  bool Empty(const FreeList& list) const { return list.empty(); }
+  size_t FreeBytes(const FreeList& list) const { return list.size() * block_size_; }
+  void MoveAll(FreeList& from, FreeList& to);
+  rmmjs_status Free(FreeList& list, uintptr_t ptr, size_t bytes) {
+    Chunk* chunk = nullptr;
+    size_t index = 0;
+    if (!Locate(ptr, &chunk, &index)) return NotOurBlock(ptr, bytes);
+    uint64_t& word = chunk->allocated[index / 64];
+    const uint64_t bit = uint64_t{1} << (index % 64);
+    if ((word & bit) == 0) return NotOurBlock(ptr, bytes);
+    list.Reserve(1);
+    word &= ~bit;
+    list.Push(reinterpret_cast<void*>(ptr));
+    return RMMJS_OK;
+  }
+  rmmjs_status Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out);
+  void Release();
 
+ private:
   // One upstream allocation of chunk_bytes_, with a bit per block that is handed out.
   struct Chunk {
     uintptr_t base;
     std::unique_ptr<uint64_t[]> allocated;
   };
 
-  static constexpr size_t kNoSlot = SIZE_MAX;
-
-  StreamFreeList* FindList(rmmjs_stream stream);
-  StreamFreeList& ListFor(rmmjs_stream stream);  // creates it (may throw std::bad_alloc)
-  void PushFree(StreamFreeList& list, void* block);
-  void* PopFree(StreamFreeList& list);
-  rmmjs_status EnsureEvent(StreamFreeList& list);
-  // Makes `stream` wait for the work that last used the blocks of `other` (under the lock).
-  rmmjs_status WaitForList(StreamFreeList& other, rmmjs_stream stream);
   // The chunk and block index of ptr, or false when ptr is not the start of one of our blocks.
-  bool Locate(void* ptr, Chunk** chunk, size_t* index);
-  void MarkAllocated(void* block);
+  bool Locate(uintptr_t ptr, Chunk** chunk, size_t* index) {
+    auto after = std::upper_bound(chunks_.begin(), chunks_.end(), ptr,
+                                  [](uintptr_t value, const Chunk& c) { return value < c.base; });
+    if (after == chunks_.begin()) return false;
+    Chunk& found = *(after - 1);
+    const size_t offset = ptr - found.base;
+    if (offset >= chunk_bytes_) return false;
+    const size_t block = block_shift_ >= 0 ? offset >> block_shift_ : offset / block_size_;
+    if (block * block_size_ != offset) return false;
+    *chunk = &found;
+    *index = block;
+    return true;
+  }
+  // RMM's message, with the request aligned up as RMM reports it.
+  [[gnu::cold]] static rmmjs_status TooLarge(size_t bytes);
+  [[gnu::cold]] static rmmjs_status NotOurBlock(uintptr_t ptr, size_t bytes);
   rmmjs_status TakeChunk(rmmjs_stream stream, void** base);  // from the upstream
-  void AddChunk(void* base, StreamFreeList& list);
-  rmmjs_status OutOfHostMemory();
+  // Registers a chunk from the upstream; its blocks become free on list, in address order.
+  // May throw std::bad_alloc, before it changes anything.
+  void AddChunk(void* base, FreeList& list);
 
   ResourceRef upstream_;
-  int32_t device_;
   size_t block_size_;
   int block_shift_;  // log2(block_size_) when it is a power of two, else -1
   size_t blocks_per_chunk_;
   size_t chunk_bytes_;
-
-  SpinLock lock_;
   std::vector<Chunk> chunks_;  // sorted by base
-  std::unordered_map<uintptr_t, std::unique_ptr<StreamFreeList>> lists_;  // by stream key
-  StreamFreeList* legacy_ = nullptr;  // streams 0 and CU_STREAM_LEGACY (1)
-  std::vector<StreamFreeList*> nonempty_lists_;
 };
+
+using FixedSizeMemoryResource = StreamOrderedResource<FixedSizeBlocks>;
 
 }  // namespace rmmjs

@@ -12,6 +12,12 @@ constexpr size_t kMaxSpareNodes = 1024;
 
 }  // namespace
 
+CoalescingFreeBlocks::CoalescingFreeBlocks() {
+  // Recycling a node then never allocates, so no operation fails half-way for want of host memory.
+  spare_address_nodes_.reserve(kMaxSpareNodes);
+  spare_size_nodes_.reserve(kMaxSpareNodes);
+}
+
 const UpstreamBlock* UpstreamBlocks::Find(uintptr_t ptr) const {
   auto after = std::upper_bound(blocks_.begin(), blocks_.end(), ptr,
                                 [](uintptr_t p, const UpstreamBlock& block) { return p < block.begin; });
@@ -65,7 +71,6 @@ bool CoalescingFreeBlocks::Insert(StreamFreeList& list, uintptr_t ptr, size_t si
                           ptr != upstream.begin;
   const bool merge_next = next != by_address_.end() && next->list == &list && next->address == end &&
                           end != upstream.end();
-  list.free_bytes += size;
   if (merge_prev && merge_next) {
     const size_t merged = prev->size + size + next->size;
     Recycle(list.by_size.extract(next->entry));
@@ -78,16 +83,40 @@ bool CoalescingFreeBlocks::Insert(StreamFreeList& list, uintptr_t ptr, size_t si
   } else {
     Add(list, next, ptr, size);
   }
+  list.free_bytes += size;
   return true;
 }
 
 void CoalescingFreeBlocks::MoveAll(StreamFreeList& from, StreamFreeList& to, const UpstreamBlocks& upstream) {
-  if (&from == &to || from.empty()) return;
-  std::vector<std::pair<size_t, uintptr_t>> moving;
-  moving.reserve(from.by_size.size());
-  for (const SizeEntry& entry : from.by_size) moving.emplace_back(entry.size, entry.address);
-  for (const auto& [size, address] : moving) Erase(by_address_.find(address));
-  for (const auto& [size, address] : moving) Insert(to, address, size, *upstream.Find(address));
+  if (&from == &to) return;
+  // Each block's nodes move as they are (no allocation), then it merges with its neighbours on to.
+  while (!from.by_size.empty()) {
+    SizeSet::node_type node = from.by_size.extract(from.by_size.begin());
+    const AddressSet::iterator block = node.value().block;
+    from.free_bytes -= block->size;
+    to.free_bytes += block->size;
+    block->list = &to;
+    block->entry = to.by_size.insert(std::move(node)).position;
+    const UpstreamBlock& within = *upstream.Find(block->address);
+    const auto next = std::next(block);
+    if (next != by_address_.end() && next->list == &to && next->address == block->address + block->size &&
+        next->address != within.end()) {
+      Absorb(to, block, next);
+    }
+    if (block != by_address_.begin()) {
+      const auto prev = std::prev(block);
+      if (prev->list == &to && prev->address + prev->size == block->address && block->address != within.begin) {
+        Absorb(to, prev, block);
+      }
+    }
+  }
+}
+
+void CoalescingFreeBlocks::Absorb(StreamFreeList& list, AddressSet::iterator lower, AddressSet::iterator upper) {
+  const size_t size = lower->size + upper->size;
+  Recycle(list.by_size.extract(upper->entry));
+  Recycle(by_address_.extract(upper));
+  Rekey(list, lower, size, lower->address);
 }
 
 bool CoalescingFreeBlocks::IsWhollyFree(const UpstreamBlock& upstream, std::vector<StreamFreeList*>* lists) const {
@@ -142,7 +171,12 @@ void CoalescingFreeBlocks::Add(StreamFreeList& list, AddressSet::const_iterator 
     block = by_address_.insert(hint, std::move(node));
   }
   if (spare_size_nodes_.empty()) {
-    block->entry = list.by_size.insert(SizeEntry{size, address, block}).first;
+    try {
+      block->entry = list.by_size.insert(SizeEntry{size, address, block}).first;
+    } catch (...) {
+      by_address_.erase(block);  // out of host memory: nothing changes
+      throw;
+    }
   } else {
     SizeSet::node_type node = std::move(spare_size_nodes_.back());
     spare_size_nodes_.pop_back();

@@ -16,7 +16,6 @@
 namespace rmmjs {
 namespace pool {
 
-struct StreamState;
 struct StreamFreeList;
 
 // One allocation taken from the upstream resource.
@@ -80,8 +79,6 @@ inline BySize::Key BySize::KeyOf(const SizeEntry& entry) { return {entry.size, e
 
 // The free blocks last used on one stream, by (size, address): best fit is a lower_bound.
 struct StreamFreeList {
-  explicit StreamFreeList(StreamState* stream) : stream(stream) {}
-  StreamState* stream;
   SizeSet by_size;
   size_t free_bytes = 0;
   bool empty() const { return by_size.empty(); }
@@ -89,6 +86,8 @@ struct StreamFreeList {
 
 class CoalescingFreeBlocks {
  public:
+  CoalescingFreeBlocks();
+
   // Removes the best fit for size from list and returns its address, leaving what is left of the
   // block on the list; 0 when no block on the list is large enough.
   uintptr_t TakeBestFit(StreamFreeList& list, size_t size);
@@ -98,9 +97,10 @@ class CoalescingFreeBlocks {
 
   // Puts [ptr, ptr + size) on list, coalescing it with its neighbours on the same list inside
   // upstream. False (and nothing changes) when the range overlaps a block that is already free.
+  // May throw std::bad_alloc, before it changes anything.
   bool Insert(StreamFreeList& list, uintptr_t ptr, size_t size, const UpstreamBlock& upstream);
 
-  // Moves every block of from onto to, coalescing.
+  // Moves every block of from onto to, coalescing (never allocates).
   void MoveAll(StreamFreeList& from, StreamFreeList& to, const UpstreamBlocks& upstream);
 
   // True when free blocks cover all of upstream; the lists they are on are added to lists.
@@ -116,6 +116,8 @@ class CoalescingFreeBlocks {
   // updated in place when that keeps the size order, else moved.
   void Rekey(StreamFreeList& list, AddressSet::iterator block, size_t size, uintptr_t address);
   void Add(StreamFreeList& list, AddressSet::const_iterator hint, uintptr_t address, size_t size);
+  // Merges upper, the free block right after lower on the same list, into lower.
+  void Absorb(StreamFreeList& list, AddressSet::iterator lower, AddressSet::iterator upper);
   void Erase(AddressSet::iterator block);
   // Tree nodes are recycled, so the steady state allocates no memory.
   void Recycle(SizeSet::node_type node);

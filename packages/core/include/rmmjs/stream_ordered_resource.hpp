@@ -1,0 +1,475 @@
+// RMM's stream_ordered_memory_resource: the stream-ordered free lists that sub-allocators built on
+// blocks (PoolMemoryResource, FixedSizeMemoryResource) share, over a policy that says what a block
+// is and where new ones come from.
+//
+// Memory freed on stream A is reused on A at once, and on stream B after B waits on A's event:
+// - Streams are told apart as abi.h says: 0 and CU_STREAM_LEGACY are one stream (the legacy
+//   default stream), CU_STREAM_PER_THREAD is one stream per thread, other streams are known by
+//   their stream id (a destroyed stream's handle can come back for a new stream; its id cannot).
+// - A free on a created stream or on the per-thread default stream records that stream's event at
+//   once, as RMM does: the stream may be destroyed before another stream takes the block. The legacy
+//   default stream is never destroyed, so a free on it makes no driver call; its event is recorded
+//   when another stream takes its blocks, and only when blocks were freed on it since the last record.
+// - An allocation takes, in order: a block from its own stream's list; the best fit on another
+//   stream's list, after waiting on that stream's event; other streams' whole lists moved onto its
+//   own (after the waits), so that neighbours freed on different streams coalesce; new memory from
+//   the policy's Grow.
+// - In host mode all work is synchronous: no events, no waits.
+// - On destruction the work queued before the frees is waited for, then the policy returns all
+//   upstream memory, then the events are destroyed.
+// One short lock guards the lists; event records and waits of the common paths, and the upstream
+// calls of Grow, run without it.
+//
+// The policy (Blocks) is a plain class:
+//
+//   class Blocks {
+//    public:
+//     static constexpr const char* kTypeName = "MyMemoryResource";  // the class name in JavaScript
+//     using FreeList = ...;                  // one stream's free blocks (default-constructible)
+//     Blocks(ResourceRef upstream, Args...); // the resource's constructor arguments
+//     rmmjs_resource* Upstream() const;
+//     // The initial memory, onto the legacy default stream's list (before the resource is shared).
+//     rmmjs_status Init(FreeList& legacy);
+//     // The size of the block that serves `bytes`, or the error (a request too large).
+//     rmmjs_status BlockSize(size_t bytes, size_t* size) const;
+//     // Under the lock:
+//     uintptr_t Take(FreeList& list, size_t size);          // a block of `size` off list, or 0
+//     size_t Fit(const FreeList& list, size_t size) const;  // the size of the block Take would use, or 0
+//     bool Empty(const FreeList& list) const;
+//     size_t FreeBytes(const FreeList& list) const;
+//     void MoveAll(FreeList& from, FreeList& to);           // every block of from onto to
+//     // Puts [ptr, ptr + bytes) on list; memory it did not hand out, or memory already free, is
+//     // RMMJS_ERR_LOGIC and changes nothing.
+//     rmmjs_status Free(FreeList& list, uintptr_t ptr, size_t bytes);
+//     // Nothing on any list fits: new memory (its remainder onto own) and a block of `size` in *out.
+//     // Returns with the lock held; changes nothing when it throws.
+//     rmmjs_status Grow(stream_ordered::Growth<FreeList>& growth, FreeList& own, rmmjs_stream stream,
+//                       size_t size, uintptr_t* out);
+//     void Release();  // every upstream allocation back (the work on them has finished)
+//   };
+//
+// Init, Free, MoveAll and Grow may throw std::bad_alloc (host memory for bookkeeping) before they
+// change anything: the caller gets RMMJS_ERR_OUT_OF_MEMORY "<type>: out of host memory". The
+// resource is `using MyMemoryResource = StreamOrderedResource<MyBlocks>;`, made with NewResource
+// (or js::CreateAdaptor), its upstream first.
+#ifndef RMMJS_STREAM_ORDERED_RESOURCE_HPP
+#define RMMJS_STREAM_ORDERED_RESOURCE_HPP
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>  // std::unique_lock
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "rmmjs/abi.h"
+#include "rmmjs/resource.hpp"
+#include "rmmjs/spin_lock.hpp"
+#include "rmmjs/status.hpp"
+
+namespace rmmjs {
+namespace stream_ordered {
+
+// Which free list a stream's memory goes to.
+enum class StreamKind : uint8_t { kLegacy, kPerThread, kCreated };
+struct StreamKey {
+  StreamKind kind;
+  uint64_t id;  // the thread's number (kPerThread), the stream id (kCreated; the handle in host mode)
+  bool operator==(const StreamKey& other) const { return kind == other.kind && id == other.id; }
+};
+struct StreamKeyHash {
+  size_t operator()(const StreamKey& key) const {
+    return std::hash<uint64_t>()(key.id * 3 + static_cast<uint64_t>(key.kind));
+  }
+};
+
+// A number per thread, never reused.
+inline uint64_t ThisThreadNumber() {
+  static std::atomic<uint64_t> next{1};
+  thread_local const uint64_t number = next.fetch_add(1, std::memory_order_relaxed);
+  return number;
+}
+
+// Work that may still use memory freed on a stream: the legacy default stream to synchronize
+// (event nullptr), or an event.
+struct PendingWork {
+  rmmjs_stream stream;
+  rmmjs_event event;
+};
+
+// One stream's free list and the event other streams wait on before they take from it.
+template <class FreeList>
+struct StreamState {
+  static constexpr size_t kNoSlot = SIZE_MAX;
+  StreamState(rmmjs_stream stream, bool lazy) : lazy(lazy), stream(stream) {}
+  // First what allocations and frees touch.
+  bool lazy;              // the legacy default stream: recorded when another stream takes its blocks
+  bool recorded = false;  // the event was recorded: a stream taking these blocks waits on it
+  size_t nonempty_slot = kNoSlot;  // its place among the resource's lists that may hold blocks
+  uint64_t frees = 0;              // times blocks were put on the list
+  FreeList free;
+  uint64_t recorded_frees = 0;  // lazy: the value of `frees` the event's last record covers
+  rmmjs_stream stream;          // the handle events are recorded on (the stream's own while it lives)
+  rmmjs_event event = nullptr;  // created on first use
+};
+
+// What Blocks::Grow may use of the resource besides its own state.
+template <class FreeList>
+class Growth {
+ public:
+  using States = std::vector<std::unique_ptr<StreamState<FreeList>>>;
+  Growth(std::unique_lock<SpinLock>& lock, const States& states, int32_t device, bool stream_ordered)
+      : lock_(lock), states_(states), device_(device), stream_ordered_(stream_ordered) {}
+
+  // Around upstream calls, so that other threads keep using the free lists meanwhile.
+  void Unlock() { lock_.unlock(); }
+  void Relock() { lock_.lock(); }
+
+  // Under the lock: what to wait for before the memory on `lists` goes back upstream.
+  std::vector<PendingWork> WorkOn(const std::vector<FreeList*>& lists) const {
+    std::vector<PendingWork> work;
+    for (const auto& state : states_) {
+      bool holds = false;
+      for (const FreeList* list : lists) holds = holds || list == &state->free;
+      if (!holds) continue;
+      if (state->lazy && state->frees != 0) work.push_back({state->stream, nullptr});
+      else if (!state->lazy && state->recorded) work.push_back({state->stream, state->event});
+    }
+    return work;
+  }
+
+  // Without the lock: waits for that work (nothing to wait for in host mode).
+  rmmjs_status WaitFor(const std::vector<PendingWork>& work) const {
+    if (work.empty() || !stream_ordered_) return RMMJS_OK;
+    DeviceContext context(device_);
+    RMMJS_TRY(context.status());
+    for (const PendingWork& pending : work) {
+      RMMJS_TRY(pending.event == nullptr ? CoreApi()->stream_synchronize(pending.stream)
+                                         : CoreApi()->event_synchronize(pending.event));
+    }
+    return RMMJS_OK;
+  }
+
+ private:
+  std::unique_lock<SpinLock>& lock_;
+  const States& states_;
+  int32_t device_;
+  bool stream_ordered_;
+};
+
+}  // namespace stream_ordered
+
+template <class Blocks>
+class StreamOrderedResource {
+ public:
+  static constexpr const char* kTypeName = Blocks::kTypeName;
+  using FreeList = typename Blocks::FreeList;
+  using Lock = std::unique_lock<SpinLock>;
+  using StreamState = stream_ordered::StreamState<FreeList>;
+  using Growth = stream_ordered::Growth<FreeList>;
+
+  template <class... Args>
+  explicit StreamOrderedResource(ResourceRef upstream, Args&&... args)
+      : device_(upstream.get()->device),
+        stream_ordered_(CoreApi()->cuda_available() != 0),
+        blocks_(std::move(upstream), std::forward<Args>(args)...) {
+    states_.push_back(std::make_unique<StreamState>(kLegacyStream, true));
+    legacy_ = states_.back().get();
+    nonempty_.reserve(1);
+  }
+
+  ~StreamOrderedResource() {
+    const rmmjs_core_api* api = CoreApi();
+    if (stream_ordered_) {
+      // The work queued before the frees must finish before the memory goes back upstream.
+      DeviceContext context(device_);
+      for (const auto& state : states_) {
+        rmmjs_status status = RMMJS_OK;
+        if (state->lazy && state->frees != 0) status = api->stream_synchronize(state->stream);
+        else if (!state->lazy && state->recorded) status = api->event_synchronize(state->event);
+        if (status != RMMJS_OK) {
+          LogAt(RMMJS_LOG_ERROR, std::string(kTypeName) + ": waiting for the streams failed: " + LastErrorMessage());
+        }
+      }
+    }
+    blocks_.Release();
+    if (stream_ordered_) {
+      DeviceContext context(device_);
+      for (const auto& state : states_) {
+        if (state->event != nullptr) api->event_destroy(state->event);
+      }
+    }
+  }
+  StreamOrderedResource(const StreamOrderedResource&) = delete;
+  StreamOrderedResource& operator=(const StreamOrderedResource&) = delete;
+
+  rmmjs_status Init(rmmjs_resource*) {
+    return GuardHostMemory(kTypeName, [&] {
+      RMMJS_TRY(blocks_.Init(legacy_->free));
+      MayHoldBlocks(*legacy_);
+      return RMMJS_OK;
+    });
+  }
+
+  rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) try {
+    size_t size = 0;
+    RMMJS_TRY(blocks_.BlockSize(bytes, &size));
+    stream_ordered::StreamKey key;
+    RMMJS_TRY(KeyOf(stream, &key));
+    Lock lock(mutex_);
+    StreamState& own = StateOf(key, stream);
+    uintptr_t ptr = blocks_.Take(own.free, size);
+    if (ptr == 0) RMMJS_TRY(AllocateElsewhere(lock, own, stream, size, &ptr));
+    *out = reinterpret_cast<void*>(ptr);
+    return RMMJS_OK;
+  } catch (const std::bad_alloc&) {
+    return FailOutOfHostMemory(kTypeName);
+  }
+
+  rmmjs_status Deallocate(void* pointer, size_t bytes, rmmjs_stream stream) try {
+    if (bytes == 0) return RMMJS_OK;
+    stream_ordered::StreamKey key;
+    RMMJS_TRY(KeyOf(stream, &key));
+    Lock lock(mutex_);
+    StreamState& own = StateOf(key, stream);
+    if (stream_ordered_ && !own.lazy) {
+      // Recorded while the stream surely exists, and before the block is on the list, so that
+      // whoever takes it waits on a record made after this free (outside the lock: a driver call).
+      RMMJS_TRY(EnsureEvent(own));
+      const rmmjs_event event = own.event;
+      lock.unlock();
+      {
+        DeviceContext context(device_);  // native callers may come with none current
+        RMMJS_TRY(context.status());
+        RMMJS_TRY(CoreApi()->event_record(event, stream));
+      }
+      lock.lock();
+      own.recorded = true;
+    }
+    RMMJS_TRY(blocks_.Free(own.free, reinterpret_cast<uintptr_t>(pointer), bytes));
+    own.frees++;
+    MayHoldBlocks(own);
+    return RMMJS_OK;
+  } catch (const std::bad_alloc&) {
+    return FailOutOfHostMemory(kTypeName);
+  }
+
+  rmmjs_resource* Upstream() const { return blocks_.Upstream(); }
+
+  // fn(const Blocks&) under the lock: for the policy's own counters.
+  template <class Fn>
+  auto Inspect(Fn&& fn) {
+    Lock lock(mutex_);
+    return fn(static_cast<const Blocks&>(blocks_));
+  }
+
+ private:
+  static constexpr size_t kNoSlot = StreamState::kNoSlot;
+  static constexpr rmmjs_stream kLegacyStream = 0;
+
+  rmmjs_status KeyOf(rmmjs_stream stream, stream_ordered::StreamKey* key) const {
+    using stream_ordered::StreamKind;
+    if (IsLegacyDefaultStream(stream)) {
+      *key = {StreamKind::kLegacy, 0};
+    } else if (IsPerThreadDefaultStream(stream)) {
+      *key = {StreamKind::kPerThread, stream_ordered::ThisThreadNumber()};
+    } else if (!stream_ordered_) {
+      *key = {StreamKind::kCreated, stream};
+    } else {
+      uint64_t id = 0;
+      RMMJS_TRY(CoreApi()->stream_id(stream, &id));  // a driver call: made without the lock
+      *key = {StreamKind::kCreated, id};
+    }
+    return RMMJS_OK;
+  }
+
+  // The state of the stream with this key, created on first use (may throw std::bad_alloc).
+  StreamState& StateOf(const stream_ordered::StreamKey& key, rmmjs_stream stream) {
+    if (key.kind == stream_ordered::StreamKind::kLegacy) return *legacy_;
+    if (last_state_ != nullptr && key == last_key_) return *last_state_;
+    auto [at, inserted] = by_key_.try_emplace(key, nullptr);
+    if (inserted) {
+      try {
+        states_.push_back(std::make_unique<StreamState>(stream, false));
+        nonempty_.reserve(states_.size());  // so that MayHoldBlocks never allocates
+      } catch (...) {
+        by_key_.erase(at);
+        throw;
+      }
+      at->second = states_.back().get();
+    }
+    last_key_ = key;
+    last_state_ = at->second;
+    return *last_state_;
+  }
+
+  // nonempty_ holds every list that has blocks (and maybe some that lost them since: the searches
+  // drop those), so that a search for blocks on other streams looks only where there are some.
+  void MayHoldBlocks(StreamState& state) {
+    if (state.nonempty_slot != kNoSlot) return;
+    state.nonempty_slot = nonempty_.size();
+    nonempty_.push_back(&state);  // never allocates: room for every state is reserved
+  }
+  // Takes an empty list off nonempty_.
+  void Forget(StreamState& state) {
+    const size_t slot = state.nonempty_slot;
+    StreamState* last = nonempty_.back();
+    nonempty_[slot] = last;
+    last->nonempty_slot = slot;
+    nonempty_.pop_back();
+    state.nonempty_slot = kNoSlot;
+  }
+
+  rmmjs_status EnsureEvent(StreamState& state) {
+    if (state.event != nullptr) return RMMJS_OK;
+    DeviceContext context(device_);
+    RMMJS_TRY(context.status());
+    return CoreApi()->event_create(&state.event);
+  }
+
+  // Own stream's list had nothing: another stream's, then all lists merged, then new memory.
+  rmmjs_status AllocateElsewhere(Lock& lock, StreamState& own, rmmjs_stream stream, size_t size, uintptr_t* out) {
+    RMMJS_TRY(TakeFromOtherStream(lock, own, stream, size, out));
+    if (*out != 0) return RMMJS_OK;
+    RMMJS_TRY(MergeOtherStreams(own, stream, size, out));
+    if (*out != 0) return RMMJS_OK;
+    Growth growth(lock, states_, device_, stream_ordered_);
+    const rmmjs_status status = blocks_.Grow(growth, own.free, stream, size, out);
+    MayHoldBlocks(own);
+    return status;
+  }
+
+  // RMM's first pass: a block from another stream's list, after `stream` waits on that stream's
+  // event. Here the best fit over all other lists (RMM takes the first list with any fit).
+  rmmjs_status TakeFromOtherStream(Lock& lock, StreamState& own, rmmjs_stream stream, size_t size,
+                                   uintptr_t* out) {
+    StreamState* donor = nullptr;
+    size_t donor_fit = 0;
+    for (size_t i = 0; i < nonempty_.size();) {
+      StreamState& other = *nonempty_[i];
+      if (blocks_.Empty(other.free)) {
+        Forget(other);  // the last list took its place at i
+        continue;
+      }
+      i++;
+      if (&other == &own) continue;
+      const size_t fit = blocks_.Fit(other.free, size);
+      if (fit != 0 && (donor == nullptr || fit < donor_fit)) {
+        donor = &other;
+        donor_fit = fit;
+        if (fit == size) break;
+      }
+    }
+    if (donor == nullptr) return RMMJS_OK;
+    const uintptr_t ptr = blocks_.Take(donor->free, size);
+    const bool record = stream_ordered_ && donor->lazy && donor->frees != donor->recorded_frees;
+    if (!record && !(stream_ordered_ && donor->recorded)) {
+      *out = ptr;  // nothing was queued on what it freed: no wait
+      return RMMJS_OK;
+    }
+    rmmjs_status status = record ? EnsureEvent(*donor) : RMMJS_OK;
+    const rmmjs_event event = donor->event;
+    const rmmjs_stream donor_stream = donor->stream;
+    const uint64_t covered = donor->frees;
+    if (status == RMMJS_OK) {
+      // The block is on no list now, so the driver calls can run without the lock.
+      lock.unlock();
+      {
+        DeviceContext context(device_);
+        status = context.status();
+        if (status == RMMJS_OK && record) status = CoreApi()->event_record(event, donor_stream);
+        if (status == RMMJS_OK) status = CoreApi()->stream_wait_event(stream, event);
+      }
+      lock.lock();
+    }
+    if (status != RMMJS_OK) return PutBack(*donor, ptr, size, status);
+    if (record) {
+      donor->recorded = true;
+      if (covered > donor->recorded_frees) donor->recorded_frees = covered;
+    }
+    *out = ptr;
+    return RMMJS_OK;
+  }
+
+  // A block taken off donor's list goes back when ordering it after donor's work failed; returns
+  // that failure.
+  rmmjs_status PutBack(StreamState& donor, uintptr_t ptr, size_t size, rmmjs_status failure) {
+    const std::string message = LastErrorMessage();
+    const int cuda_code = CoreApi()->error_cuda_code();
+    if (GuardHostMemory(kTypeName, [&] { return blocks_.Free(donor.free, ptr, size); }) != RMMJS_OK) {
+      LogAt(RMMJS_LOG_ERROR, std::string(kTypeName) + ": a free block is lost until the resource is destroyed: " +
+                                 LastErrorMessage());
+      CoreApi()->set_error(failure, cuda_code, message.c_str());
+    }
+    MayHoldBlocks(donor);
+    return failure;
+  }
+
+  // Makes `stream` wait for the work that last used the blocks of other (under the lock).
+  rmmjs_status WaitForFreesOn(StreamState& other, rmmjs_stream stream) {
+    const bool record = other.lazy && other.frees != other.recorded_frees;
+    if (!record && !other.recorded) return RMMJS_OK;
+    DeviceContext context(device_);
+    RMMJS_TRY(context.status());
+    if (record) {
+      RMMJS_TRY(EnsureEvent(other));
+      RMMJS_TRY(CoreApi()->event_record(other.event, other.stream));
+      other.recorded = true;
+      other.recorded_frees = other.frees;
+    }
+    return CoreApi()->stream_wait_event(stream, other.event);
+  }
+
+  // RMM's second pass: other streams' whole lists move onto this stream's (after it waits on their
+  // events), so that blocks freed on different streams coalesce, until a block fits. Skipped when
+  // all free memory together is too small. Runs under the lock: the moved blocks are visible to
+  // this stream's other users at once, so the waits must be queued first.
+  rmmjs_status MergeOtherStreams(StreamState& own, rmmjs_stream stream, size_t size, uintptr_t* out) {
+    size_t free_bytes = 0;
+    for (const StreamState* state : nonempty_) free_bytes += blocks_.FreeBytes(state->free);
+    if (free_bytes < size) return RMMJS_OK;
+    for (size_t i = 0; i < nonempty_.size(); i++) {  // own may join at the end: it is skipped
+      StreamState& other = *nonempty_[i];
+      if (&other == &own || blocks_.Empty(other.free)) continue;
+      if (stream_ordered_) {
+        RMMJS_TRY(WaitForFreesOn(other, stream));
+        // Whoever takes the moved blocks from this stream later must also wait for the wait just
+        // queued: this stream's event is recorded again (the legacy stream's, when taken from).
+        if (!own.lazy) {
+          DeviceContext context(device_);
+          RMMJS_TRY(context.status());
+          RMMJS_TRY(EnsureEvent(own));
+          RMMJS_TRY(CoreApi()->event_record(own.event, stream));
+          own.recorded = true;
+        }
+      }
+      blocks_.MoveAll(other.free, own.free);
+      own.frees++;
+      MayHoldBlocks(own);
+      *out = blocks_.Take(own.free, size);
+      if (*out != 0) return RMMJS_OK;
+    }
+    return RMMJS_OK;
+  }
+
+  const int32_t device_;
+  const bool stream_ordered_;  // false in host mode, where all work is synchronous
+  Blocks blocks_;
+
+  SpinLock mutex_;
+  std::vector<std::unique_ptr<StreamState>> states_;  // in the order streams were first seen
+  std::unordered_map<stream_ordered::StreamKey, StreamState*, stream_ordered::StreamKeyHash> by_key_;
+  StreamState* legacy_ = nullptr;
+  stream_ordered::StreamKey last_key_{stream_ordered::StreamKind::kLegacy, 0};
+  StreamState* last_state_ = nullptr;
+  std::vector<StreamState*> nonempty_;  // the states whose lists may hold blocks
+};
+
+}  // namespace rmmjs
+
+#endif  // RMMJS_STREAM_ORDERED_RESOURCE_HPP
