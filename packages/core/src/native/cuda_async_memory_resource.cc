@@ -31,12 +31,12 @@ class PoolAllocator {
     return RMMJS_OK;
   }
 
-  rmmjs_status Deallocate(void* ptr, size_t, rmmjs_stream stream) {
+  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream, const char* resource) {
     ContextScope scope(device_, ContextCheck::kTrust);
     RMMJS_TRY(scope.status());
     int result = DriverApi()->cuMemFreeAsync(reinterpret_cast<rmmjs_CUdeviceptr>(ptr),
                                              reinterpret_cast<rmmjs_CUstream>(stream));
-    if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuMemFreeAsync");
+    if (result != RMMJS_CUDA_SUCCESS) return FreeFailure(result, "cuMemFreeAsync", resource, bytes);
     return RMMJS_OK;
   }
 
@@ -54,7 +54,9 @@ class CudaAsyncViewMemoryResource {
   CudaAsyncViewMemoryResource(int device, uintptr_t pool) : pool_(device, pool) {}
 
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) { return pool_.Allocate(bytes, stream, out); }
-  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) { return pool_.Deallocate(ptr, bytes, stream); }
+  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
+    return pool_.Deallocate(ptr, bytes, stream, kTypeName);
+  }
   bool IsEqual(const CudaAsyncViewMemoryResource& other) const { return pool_.pool() == other.pool_.pool(); }
   uintptr_t pool() const { return pool_.pool(); }
 
@@ -74,7 +76,9 @@ class CudaAsyncMemoryResource {
   CudaAsyncMemoryResource& operator=(const CudaAsyncMemoryResource&) = delete;
 
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) { return pool_.Allocate(bytes, stream, out); }
-  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) { return pool_.Deallocate(ptr, bytes, stream); }
+  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
+    return pool_.Deallocate(ptr, bytes, stream, kTypeName);
+  }
   bool IsEqual(const CudaAsyncMemoryResource& other) const { return pool_.pool() == other.pool_.pool(); }
   uintptr_t pool() const { return pool_.pool(); }
 

@@ -22,11 +22,11 @@ class CudaMemoryResource {
     return RMMJS_OK;
   }
 
-  rmmjs_status Deallocate(void* ptr, size_t, rmmjs_stream) {
+  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream) {
     ContextScope scope(device_);
     RMMJS_TRY(scope.status());
     int result = DriverApi()->cuMemFree(reinterpret_cast<rmmjs_CUdeviceptr>(ptr));
-    if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuMemFree_v2");
+    if (result != RMMJS_CUDA_SUCCESS) return FreeFailure(result, "cuMemFree_v2", kTypeName, bytes);
     return RMMJS_OK;
   }
 

@@ -21,14 +21,14 @@ class PinnedHostMemoryResource {
     return RMMJS_OK;
   }
 
-  rmmjs_status Deallocate(void* ptr, size_t, rmmjs_stream stream) {
+  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
     ContextScope scope(device_);
     RMMJS_TRY(scope.status());
     // Host memory is released at once: work still using it on the stream must finish first.
     int result = DriverApi()->cuStreamSynchronize(reinterpret_cast<rmmjs_CUstream>(stream));
     if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuStreamSynchronize");
     result = DriverApi()->cuMemFreeHost(ptr);
-    if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuMemFreeHost");
+    if (result != RMMJS_CUDA_SUCCESS) return FreeFailure(result, "cuMemFreeHost", kTypeName, bytes);
     return RMMJS_OK;
   }
 
