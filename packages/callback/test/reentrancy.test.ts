@@ -96,7 +96,8 @@ describe('new DeviceBuffer({ data, mr }) whose allocation detaches or shrinks da
   it('is ERR_INVALID_ARG_VALUE and returns the memory', () => {
     const { mr, live, state } = hooked();
     const data = pattern(4096, 5);
-    state.onAllocate = () => structuredClone(data.buffer, { transfer: [data.buffer] });
+    const arrayBuffer = data.buffer as ArrayBuffer;
+    state.onAllocate = () => structuredClone(arrayBuffer, { transfer: [arrayBuffer] });
     const error = thrown(() => new DeviceBuffer({ data, mr }));
     expect(error).toBeInstanceOf(TypeError);
     expect(error.code).toBe('ERR_INVALID_ARG_VALUE');

@@ -14,11 +14,22 @@ function expectDetachError(error: any, name: string): void {
   expect(error.message).toContain('detached or shrunk');
 }
 
-function resizable(bytes: Uint8Array): Uint8Array {
-  const view = new Uint8Array(new ArrayBuffer(bytes.length, { maxByteLength: bytes.length }));
+type Resizable = ArrayBuffer & { resize(length: number): void };
+const resizableBuffer = (length: number, maxByteLength: number) =>
+  new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => Resizable)(length, { maxByteLength });
+
+function resizable(bytes: Uint8Array): [Uint8Array, Resizable] {
+  const arrayBuffer = resizableBuffer(bytes.length, bytes.length);
+  const view = new Uint8Array(arrayBuffer);
   view.set(bytes);
-  return view;
+  return [view, arrayBuffer];
 }
+
+/** Transfers the memory of view away (view is detached); returns the new owner. */
+const transferAway = (view: Uint8Array) => {
+  const arrayBuffer = view.buffer as ArrayBuffer;
+  return structuredClone(arrayBuffer, { transfer: [arrayBuffer] });
+};
 
 describe('asynchronous copies and host memory that goes away', () => {
   beforeAll(() => {
@@ -38,7 +49,7 @@ describe('asynchronous copies and host memory that goes away', () => {
     const buffer = DeviceBuffer.toDevice(pattern(size, 1));
     const target = new Uint8Array(size);
     const copying = buffer.copyToHostAsync(target);
-    const moved = new Uint8Array(structuredClone(target.buffer, { transfer: [target.buffer] }));
+    const moved = new Uint8Array(transferAway(target));
     expect(target.byteLength).toBe(0);
     expectDetachError(await rejected(copying), 'target');
     expect(moved.every((byte) => byte === 0)).toBe(true);
@@ -48,7 +59,7 @@ describe('asynchronous copies and host memory that goes away', () => {
   it('copyToHostAsync: a resizable target shrunk during the copy', async () => {
     track();
     const buffer = DeviceBuffer.toDevice(pattern(size, 2));
-    const arrayBuffer = new ArrayBuffer(size, { maxByteLength: size });
+    const arrayBuffer = resizableBuffer(size, size);
     const copying = buffer.copyToHostAsync(new Uint8Array(arrayBuffer));
     arrayBuffer.resize(4096);
     expectDetachError(await rejected(copying), 'target');
@@ -60,32 +71,32 @@ describe('asynchronous copies and host memory that goes away', () => {
     const buffer = new DeviceBuffer({ size });
     const source = pattern(size, 3);
     const copying = buffer.copyFromHostAsync(source);
-    const moved = new Uint8Array(structuredClone(source.buffer, { transfer: [source.buffer] }));
+    const moved = new Uint8Array(transferAway(source));
     moved.fill(7);
     expectDetachError(await rejected(copying), 'bytes');
-    const shrinking = resizable(pattern(size, 4));
+    const [shrinking, shrinkingBuffer] = resizable(pattern(size, 4));
     const copying2 = buffer.copyFromHostAsync(shrinking);
-    (shrinking.buffer as ArrayBuffer).resize(0);
+    shrinkingBuffer.resize(0);
     expectDetachError(await rejected(copying2), 'bytes');
     buffer.free();
   });
 
   it('toDeviceAsync: the source goes away; the new buffer is freed, nothing leaks', async () => {
     track();
-    const source = resizable(pattern(size, 5));
+    const [source, sourceBuffer] = resizable(pattern(size, 5));
     const creating = DeviceBuffer.toDeviceAsync(source);
-    (source.buffer as ArrayBuffer).resize(100);
+    sourceBuffer.resize(100);
     expectDetachError(await rejected(creating), 'bytes');
     const other = pattern(size, 6);
     const creating2 = DeviceBuffer.toDeviceAsync(other);
-    structuredClone(other.buffer, { transfer: [other.buffer] });
+    transferAway(other);
     expectDetachError(await rejected(creating2), 'bytes');
   });
 
   it('memory that grows, or is only moved after the copy, is fine', async () => {
     track();
     const buffer = DeviceBuffer.toDevice(pattern(size, 8));
-    const arrayBuffer = new ArrayBuffer(size, { maxByteLength: 2 * size });
+    const arrayBuffer = resizableBuffer(size, 2 * size);
     const target = new Uint8Array(arrayBuffer, 0, size);
     const copying = buffer.copyToHostAsync(target);
     arrayBuffer.resize(2 * size);
@@ -105,7 +116,7 @@ describe('asynchronous copies and host memory that goes away', () => {
     const target = new Uint8Array(size);
     const copying = buffer.copyToHostAsync(target);
     buffer.free();
-    structuredClone(target.buffer, { transfer: [target.buffer] });
+    transferAway(target);
     expectDetachError(await rejected(copying), 'target');
     expect(buffer.freed).toBe(true);
   });
