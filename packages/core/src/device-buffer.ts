@@ -160,7 +160,7 @@ export class DeviceBuffer implements Disposable {
     return new DeviceBuffer({ data: bytes, stream });
   }
 
-  /** Like toDevice, without blocking the event loop during the copy. */
+  /** Like toDevice, without blocking the event loop during the copy (as copyFromHostAsync). */
   static async toDeviceAsync(bytes: HostBytes, stream?: Stream): Promise<DeviceBuffer> {
     const buffer = new DeviceBuffer({ size: byteLength(bytes, 'bytes'), stream });
     try {
@@ -261,7 +261,11 @@ export class DeviceBuffer implements Disposable {
     return this.copyToHost(undefined, stream);
   }
 
-  /** copyToHost without blocking the event loop. */
+  /**
+   * copyToHost without blocking the event loop: the stream's earlier work is awaited off the
+   * JavaScript thread, then the bytes are copied in slices with the event loop turning in between.
+   * A target transferred or shrunk meanwhile rejects with `ERR_INVALID_ARG_VALUE`.
+   */
   copyToHostAsync(target?: undefined, stream?: Stream): Promise<Uint8Array>;
   copyToHostAsync<T extends HostBytes>(target: T, stream?: Stream): Promise<T>;
   async copyToHostAsync<T extends HostBytes>(target?: T, stream?: Stream): Promise<T> {
@@ -272,7 +276,7 @@ export class DeviceBuffer implements Disposable {
     return out;
   }
 
-  /** copyFromHost without blocking the event loop. */
+  /** copyFromHost without blocking the event loop (as copyToHostAsync). */
   async copyFromHostAsync(bytes: HostBytes, stream?: Stream): Promise<void> {
     const streamNative = streamArg(stream);
     const nbytes = byteLength(bytes, 'bytes');
