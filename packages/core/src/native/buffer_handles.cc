@@ -1,10 +1,6 @@
 #include "buffer_handles.h"
 
-#include <string>
 #include <vector>
-
-#include "errors.h"
-#include "logger.h"
 
 namespace rmmjs {
 namespace bind {
@@ -47,9 +43,7 @@ void Collect(napi_env, void* data, void*) {
   Unlink(handle);
   handle->released = true;
   ReportCapacity(handle);
-  if (handle->buffer->pinned() && handle->buffer->ClearPins() != RMMJS_OK) {
-    Log(RMMJS_LOG_ERROR, std::string("DeviceBuffer: deallocation during cleanup failed: ") + ErrorMessage());
-  }
+  handle->buffer->ClearPins();
   Delete(handle);
 }
 

@@ -123,11 +123,6 @@ rmmjs_status DeviceBuffer::EndAsync() {
   return Unpinned();
 }
 
-rmmjs_status DeviceBuffer::ClearPins() {
-  pending_async_ = 0;
-  busy_ = 0;
-  return Unpinned();
-}
 
 rmmjs_status DeviceBuffer::FreedWhile(const char* operation) const {
   return SetError(RMMJS_ERR_DISPOSED, std::string("DeviceBuffer was freed while it was being ") + operation +

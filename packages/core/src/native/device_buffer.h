@@ -53,12 +53,13 @@ class DeviceBuffer {
   rmmjs_status Prefetch(int device, const StreamObject* stream);
 
   // An asynchronous copy pins the buffer from BeginAsync to EndAsync (which completes a deferred
-  // free). ClearPins() drops every pin: for an environment that ends with copies abandoned.
+  // free). ClearPins() drops every pin, for an environment that ends with copies abandoned (the
+  // destructor then frees).
   void BeginAsync() { ++pending_async_; }
   rmmjs_status EndAsync();
   int pending_async() const { return pending_async_; }
   bool pinned() const { return pending_async_ > 0 || busy_ > 0; }
-  rmmjs_status ClearPins();
+  void ClearPins() { pending_async_ = busy_ = 0; }
 
  private:
   class Busy;
