@@ -1,6 +1,9 @@
+import { setImmediate as eventLoopTurn } from 'node:timers/promises';
+import { types } from 'node:util';
 import { DeviceMemoryResource, resourceHandle, wrapResource } from './device-memory-resource.js';
 import { invalidArgType, invalidArgValue, RMMError } from './errors.js';
-import { native, type BufferNative } from './native.js';
+import { native, type BufferNative, type StreamNative } from './native.js';
+import { withReclaim } from './reclaim.js';
 import { DEFAULT_STREAM, Stream, streamArg } from './stream.js';
 import { validateInteger, validateOptions, validateSize } from './validate.js';
 
@@ -35,37 +38,73 @@ export interface CudaArrayLike {
 }
 
 function byteLength(bytes: unknown, name: string): number {
-  if (ArrayBuffer.isView(bytes) || bytes instanceof ArrayBuffer) return bytes.byteLength;
+  if (ArrayBuffer.isView(bytes) || types.isArrayBuffer(bytes)) return bytes.byteLength;
   throw invalidArgType(name, 'an ArrayBufferView or ArrayBuffer', bytes);
 }
 
-// The pointer and byte size of a one-dimensional contiguous CUDA array.
+const MAX_POINTER = 2n ** 64n - 1n;
+// NumPy's array-interface typestr: byte order, kind, item size in bytes.
+const TYPESTR = /^[<>|=][biufcmMOSUV]([1-9][0-9]*)$/;
+
+/** A device address: a bigint or a safe integer from 0 to 2^64 - 1, else undefined. */
+function pointerOf(value: unknown): bigint | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : undefined;
+  return typeof value === 'bigint' && value >= 0n && value <= MAX_POINTER ? value : undefined;
+}
+
+function show(value: unknown): string {
+  return typeof value === 'bigint' ? `${value}n` : typeof value === 'string' ? `'${value}'` : String(value);
+}
+
+// The interface of src; reading it may run src's getters. A Proxy that cannot give one (a revoked
+// one, or one around a DeviceBuffer, whose getters need the buffer itself) is not an array.
+function arrayInterfaceOf(src: object): unknown {
+  try {
+    const like = src as CudaArrayLike;
+    return like.cudaArrayInterface ?? like.__cuda_array_interface__;
+  } catch (error) {
+    if (!types.isProxy(src)) throw error;
+    const wrapped = invalidArgType('src', 'a DeviceBuffer or an object with cudaArrayInterface', src);
+    (wrapped as Error & { cause?: unknown }).cause = error;
+    throw wrapped;
+  }
+}
+
+// The pointer and byte size of a one-dimensional contiguous CUDA array. A foreign interface is
+// checked in full: a bad pointer or size would make the copy read from a wild address.
 function deviceSource(src: unknown): { ptr: bigint; nbytes: number } {
-  if (src instanceof DeviceBuffer) return { ptr: src.ptr, nbytes: src.size };
-  const cai = (src as CudaArrayLike | null)?.cudaArrayInterface ?? (src as CudaArrayLike | null)?.__cuda_array_interface__;
+  if (isDeviceBuffer(src)) return { ptr: src.ptr, nbytes: src.size };
+  const cai = typeof src === 'object' && src !== null ? arrayInterfaceOf(src) : undefined;
   if (typeof cai !== 'object' || cai === null) {
     throw invalidArgType('src', 'a DeviceBuffer or an object with cudaArrayInterface', src);
   }
+  const invalid = (reason: string) => invalidArgValue('src', `has an invalid cudaArrayInterface: ${reason}`);
   const { data, shape, strides, typestr } = cai as Record<string, unknown>;
-  const itemsize = typeof typestr === 'string' ? Number(typestr.slice(2)) : NaN;
-  if (!Array.isArray(data) || !Array.isArray(shape) || !Number.isInteger(itemsize) || itemsize <= 0) {
-    throw invalidArgValue('src', 'has an invalid cudaArrayInterface (needs data, shape and typestr)');
+  if (!Array.isArray(data) || data.length !== 2) throw invalid('data must be [pointer, readOnly]');
+  const ptr = pointerOf(data[0]);
+  if (ptr === undefined) throw invalid(`the data pointer must be an integer from 0 to 2^64 - 1, got ${show(data[0])}`);
+  const itemsize = Number((typeof typestr === 'string' && TYPESTR.exec(typestr)?.[1]) || NaN);
+  if (!(itemsize > 0)) throw invalid(`typestr must be like '|u1' or '<f4', got ${show(typestr)}`);
+  if (!Array.isArray(shape) || !shape.every((n) => Number.isSafeInteger(n) && n >= 0)) {
+    throw invalid('shape must be an array of non-negative integers');
   }
   if (shape.length > 1) {
     throw invalidArgValue('src', `must be a 1-D contiguous array, got a ${shape.length}-D array`);
   }
-  if (strides != null && (!Array.isArray(strides) || strides[0] !== itemsize)) {
+  if (strides != null && (!Array.isArray(strides) || strides.length !== shape.length || (shape.length === 1 && strides[0] !== itemsize))) {
     throw invalidArgValue('src', 'must be a 1-D contiguous array, got a non-contiguous array');
   }
-  const ptr = typeof data[0] === 'number' ? BigInt(data[0]) : data[0];
-  if (typeof ptr !== 'bigint') throw invalidArgValue('src', 'has an invalid data pointer');
-  return { ptr, nbytes: (shape.length === 0 ? 1 : Number(shape[0])) * itemsize };
+  const nbytes = (shape.length === 0 ? 1 : (shape[0] as number)) * itemsize;
+  if (!Number.isSafeInteger(nbytes)) throw invalid(`${nbytes} bytes is not a size`);
+  if (ptr === 0n && nbytes > 0) throw invalid(`the data pointer is null, for ${nbytes} bytes`);
+  return { ptr, nbytes };
 }
 
 // Hot-path functions read once (a property load on the addon's exports costs a few ns).
 const { bufferCreate, bufferFree } = native;
 
 let adopting: { attach: (target: DeviceBuffer) => BufferNative; stream: Stream } | undefined;
+let isDeviceBuffer: (value: unknown) => value is DeviceBuffer;
 
 /**
  * Untyped device memory from a resource, as RMM's `DeviceBuffer`: it keeps its resource and
@@ -76,6 +115,11 @@ export class DeviceBuffer implements Disposable {
   // The native handle; null once freed (native calls then throw ERR_RMM_DISPOSED).
   #native: BufferNative | null;
   #stream: Stream;
+
+  static {
+    // A brand check: no getter runs (a Proxy is not a DeviceBuffer).
+    isDeviceBuffer = (value): value is DeviceBuffer => typeof value === 'object' && value !== null && #native in value;
+  }
 
   constructor(options?: DeviceBufferOptions) {
     if (adopting !== undefined) {
@@ -97,7 +141,7 @@ export class DeviceBuffer implements Disposable {
     const streamNative = streamArg(stream, 'options.stream');
     const mrHandle = mr === undefined ? undefined : resourceHandle(mr, 'options.mr');
     this.#stream = stream ?? DEFAULT_STREAM;
-    this.#native = bufferCreate(this, mrHandle, nbytes, streamNative, data);
+    this.#native = withReclaim(() => bufferCreate(this, mrHandle, nbytes, streamNative, data));
   }
 
   // A DeviceBuffer around a native buffer that attach(target) creates.
@@ -116,7 +160,7 @@ export class DeviceBuffer implements Disposable {
     return new DeviceBuffer({ data: bytes, stream });
   }
 
-  /** Like toDevice, without blocking the event loop during the copy. */
+  /** Like toDevice, without blocking the event loop during the copy (as copyFromHostAsync). */
   static async toDeviceAsync(bytes: HostBytes, stream?: Stream): Promise<DeviceBuffer> {
     const buffer = new DeviceBuffer({ size: byteLength(bytes, 'bytes'), stream });
     try {
@@ -183,7 +227,7 @@ export class DeviceBuffer implements Disposable {
   /** A deep copy on the same resource and stream. */
   copy(): DeviceBuffer {
     const source = this.#native;
-    return DeviceBuffer.#adopt((target) => native.bufferCopy(source, target), this.#stream);
+    return withReclaim(() => DeviceBuffer.#adopt((target) => native.bufferCopy(source, target), this.#stream));
   }
 
   /** Copies a DeviceBuffer or a 1-D contiguous CUDA array into the start of this buffer. */
@@ -217,21 +261,27 @@ export class DeviceBuffer implements Disposable {
     return this.copyToHost(undefined, stream);
   }
 
-  /** copyToHost without blocking the event loop. */
+  /**
+   * copyToHost without blocking the event loop: the stream's earlier work is awaited off the
+   * JavaScript thread, then the bytes are copied in slices with the event loop turning in between.
+   * A target transferred or shrunk meanwhile rejects with `ERR_INVALID_ARG_VALUE`.
+   */
   copyToHostAsync(target?: undefined, stream?: Stream): Promise<Uint8Array>;
   copyToHostAsync<T extends HostBytes>(target: T, stream?: Stream): Promise<T>;
   async copyToHostAsync<T extends HostBytes>(target?: T, stream?: Stream): Promise<T> {
     const streamNative = streamArg(stream);
     const out = (target ?? new Uint8Array(this.size)) as T;
     this.#checkTargetFits(byteLength(out, 'target'));
-    return native.bufferCopyToHostAsync(this, this.#native, out, streamNative);
+    await this.#copyInSlices(out, this.size, true, streamNative, 'target');
+    return out;
   }
 
-  /** copyFromHost without blocking the event loop. */
+  /** copyFromHost without blocking the event loop (as copyToHostAsync). */
   async copyFromHostAsync(bytes: HostBytes, stream?: Stream): Promise<void> {
     const streamNative = streamArg(stream);
-    this.#checkSourceFits(byteLength(bytes, 'bytes'), 'bytes');
-    await native.bufferCopyFromHostAsync(this, this.#native, bytes, streamNative);
+    const nbytes = byteLength(bytes, 'bytes');
+    this.#checkSourceFits(nbytes, 'bytes');
+    await this.#copyInSlices(bytes, nbytes, false, streamNative, 'bytes');
   }
 
   /** Prefetches managed memory to `device` (default: the current one; -1: the host). */
@@ -243,23 +293,31 @@ export class DeviceBuffer implements Disposable {
   /** Grows the capacity to at least `newCapacity` (contents kept); adopts `stream`. */
   reserve(newCapacity: number, stream?: Stream): void {
     validateSize(newCapacity, 'newCapacity');
-    native.bufferReserve(this.#native, newCapacity, streamArg(stream));
+    const streamNative = streamArg(stream);
+    withReclaim(() => native.bufferReserve(this.#native, newCapacity, streamNative));
     this.#stream = stream ?? DEFAULT_STREAM;
   }
 
   /** Sets the size; within the capacity the pointer stays, beyond it the memory moves. */
   resize(newSize: number, stream?: Stream): void {
     validateSize(newSize, 'newSize');
-    native.bufferResize(this.#native, newSize, streamArg(stream));
+    const streamNative = streamArg(stream);
+    withReclaim(() => native.bufferResize(this.#native, newSize, streamNative));
     this.#stream = stream ?? DEFAULT_STREAM;
   }
 
-  /** Returns the memory to its resource now. A second free() is `ERR_RMM_DISPOSED`. */
+  /**
+   * Returns the memory to its resource now. A second free() is `ERR_RMM_DISPOSED`. When the
+   * resource fails to take the memory back, free() throws and the buffer stays as it was (free()
+   * may be tried again), except when the resource says the memory is not its own (a double or
+   * foreign free, `ERR_RMM_LOGIC`): then the buffer is freed all the same.
+   */
   free(): void {
     const handle = this.#native;
     if (handle === null) throw new RMMError('DeviceBuffer was freed and cannot be used', { code: 'ERR_RMM_DISPOSED' });
+    const error = bufferFree(this, handle);
     this.#native = null;
-    bufferFree(this, handle);
+    if (error !== undefined) throw error;
   }
 
   /** Like free(), but does nothing for a freed buffer (so `using` after free() is fine). */
@@ -269,6 +327,27 @@ export class DeviceBuffer implements Disposable {
 
   toString(): string {
     return this.freed ? 'DeviceBuffer(freed)' : `DeviceBuffer(size=${this.size}, ptr=0x${this.ptr.toString(16)})`;
+  }
+
+  // An asynchronous copy: the buffer stays pinned (free() waits for the end, moves are refused)
+  // and so does the stream; its earlier work is awaited on a thread of the pool; then slices of a
+  // few milliseconds each are copied on this thread, the event loop turning in between. Host memory
+  // is touched only inside those calls, so JavaScript that detaches or shrinks it meanwhile makes
+  // the next slice fail (ERR_INVALID_ARG_VALUE naming `name`) instead of the copy using memory that
+  // is gone. (A Node-API addon cannot hold an ArrayBuffer's memory against a detach.)
+  async #copyInSlices(host: HostBytes, nbytes: number, toHost: boolean, stream: StreamNative | undefined, name: string): Promise<void> {
+    const copyStream = native.bufferBeginAsync(this.#native, stream); // ERR_RMM_DISPOSED when freed
+    const handle = this.#native as BufferNative;
+    try {
+      await native.bufferSynchronizeAsync(handle, copyStream);
+      for (let offset = 0; offset < nbytes; ) {
+        offset += native.bufferCopySlice(handle, host, offset, nbytes, toHost, copyStream, name);
+        if (offset < nbytes) await eventLoopTurn();
+      }
+    } finally {
+      native.streamDispose(copyStream);
+      native.bufferEndAsync(handle);
+    }
   }
 
   #checkSourceFits(nbytes: number, name: string): void {

@@ -1,5 +1,6 @@
 import { invalidArgType } from './errors.js';
 import { native, type ResourceHandle } from './native.js';
+import { retryAfterReclaim, withReclaim } from './reclaim.js';
 import { streamArg, type Stream } from './stream.js';
 import { validateSize } from './validate.js';
 
@@ -10,6 +11,7 @@ const { allocate: nativeAllocate, deallocate: nativeDeallocate } = native;
 type ResourceClass = abstract new (...args: never[]) => DeviceMemoryResource;
 
 let handleOf: (mr: DeviceMemoryResource) => ResourceHandle;
+let isResource: (value: unknown) => value is DeviceMemoryResource;
 const classesByTypeName = new Map<string, ResourceClass>();
 // One wrapper per native resource in this isolate, so getCurrentDeviceResource() === mr.
 const wrappers = new Map<bigint, WeakRef<DeviceMemoryResource>>();
@@ -30,6 +32,8 @@ export class DeviceMemoryResource implements Disposable {
 
   static {
     handleOf = (mr) => mr.#handle;
+    // A brand check: no trap or getter runs (a Proxy is not a resource).
+    isResource = (value): value is DeviceMemoryResource => typeof value === 'object' && value !== null && #handle in value;
   }
 
   /** @internal Subclasses pass the native handle their constructor created. */
@@ -47,10 +51,17 @@ export class DeviceMemoryResource implements Disposable {
   /** Allocates `nbytes` (256-byte aligned; 0 bytes gives 0n) on `stream`. */
   allocate(nbytes: number, stream?: Stream): bigint {
     validateSize(nbytes, 'nbytes');
+    const handle = this.#handle;
     // The default stream is passed as no argument (one fewer conversion on the hot path).
-    return stream === undefined
-      ? nativeAllocate(this.#handle, nbytes)
-      : nativeAllocate(this.#handle, nbytes, streamArg(stream));
+    if (stream === undefined) {
+      try {
+        return nativeAllocate(handle, nbytes);
+      } catch (error) {
+        return retryAfterReclaim(error, () => nativeAllocate(handle, nbytes));
+      }
+    }
+    const streamNative = streamArg(stream);
+    return withReclaim(() => nativeAllocate(handle, nbytes, streamNative));
   }
 
   /** Returns memory that `allocate(nbytes, stream)` gave. */
@@ -99,7 +110,7 @@ export class UpstreamResourceAdaptor extends DeviceMemoryResource {
 
 /** The native handle of a resource argument, or `ERR_INVALID_ARG_TYPE` naming `name`. */
 export function resourceHandle(mr: unknown, name: string): ResourceHandle {
-  if (!(mr instanceof DeviceMemoryResource)) {
+  if (!isResource(mr)) {
     throw invalidArgType(name, 'an instance of DeviceMemoryResource', mr);
   }
   return handleOf(mr);

@@ -9,17 +9,23 @@ export interface RMMErrorOptions {
 export class RMMError extends Error {
   readonly code: string;
 
-  constructor(message: string, options: RMMErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(message: string, options?: RMMErrorOptions | null) {
+    const { code, cause } = optionsOf(options);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = new.target.name;
-    this.code = options.code ?? 'ERR_RMM_LOGIC';
+    this.code = code ?? 'ERR_RMM_LOGIC';
   }
+}
+
+// An options argument that is not an object (null included) gives no options.
+function optionsOf<T extends object>(options: T | null | undefined): Partial<T> {
+  return typeof options === 'object' && options !== null ? options : {};
 }
 
 /** An allocation that failed (`MemoryError` in Python: bad_alloc, out_of_memory). */
 export class OutOfMemoryError extends RMMError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, { code: 'ERR_RMM_OUT_OF_MEMORY', cause: options.cause });
+  constructor(message: string, options?: { cause?: unknown } | null) {
+    super(message, { code: 'ERR_RMM_OUT_OF_MEMORY', cause: optionsOf(options).cause });
   }
 }
 
@@ -33,10 +39,11 @@ export class CudaError extends RMMError {
   readonly cudaErrorCode: number;
   readonly cudaErrorName: string;
 
-  constructor(message: string, options: CudaErrorOptions = {}) {
-    super(message, { code: options.code ?? 'ERR_CUDA', cause: options.cause });
-    this.cudaErrorCode = options.cudaErrorCode ?? 0;
-    this.cudaErrorName = options.cudaErrorName ?? 'CUDA_SUCCESS';
+  constructor(message: string, options?: CudaErrorOptions | null) {
+    const { code, cause, cudaErrorCode, cudaErrorName } = optionsOf(options);
+    super(message, { code: code ?? 'ERR_CUDA', cause });
+    this.cudaErrorCode = cudaErrorCode ?? 0;
+    this.cudaErrorName = cudaErrorName ?? 'CUDA_SUCCESS';
   }
 }
 
@@ -48,13 +55,22 @@ function nodeError(Class: NodeErrorClass, code: string, message: string): Error 
   return error;
 }
 
+// What a property read of value gives, or undefined when it throws (a revoked Proxy, a getter).
+function peek(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'Received null';
   if (value === undefined) return 'Received undefined';
-  if (typeof value === 'function') return `Received function ${value.name || '<anonymous>'}`;
+  if (typeof value === 'function') return `Received function ${peek(() => value.name) || '<anonymous>'}`;
   if (typeof value === 'object') {
-    const name = (value as object).constructor?.name;
-    return name ? `Received an instance of ${name}` : 'Received an object';
+    const name = peek(() => (value as object).constructor?.name);
+    return typeof name === 'string' && name ? `Received an instance of ${name}` : 'Received an object';
   }
   let shown = typeof value === 'bigint' ? `${value}n` : String(value);
   if (typeof value === 'string') shown = `'${value.length > 28 ? `${value.slice(0, 25)}...` : value}'`;

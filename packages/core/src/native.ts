@@ -78,7 +78,9 @@ export interface NativeCore {
     data: ArrayBufferView | ArrayBuffer | undefined,
   ): BufferNative;
   bufferCopy(buffer: BufferNative | null, object: object): BufferNative;
-  bufferFree(object: object, buffer: BufferNative): void;
+  // undefined, or an error to throw after the buffer was freed all the same; throws when the
+  // buffer keeps its memory.
+  bufferFree(object: object, buffer: BufferNative): Error | undefined;
   bufferPtr(buffer: BufferNative | null): bigint;
   bufferSize(buffer: BufferNative | null): number;
   bufferCapacity(buffer: BufferNative | null): number;
@@ -90,18 +92,22 @@ export interface NativeCore {
   bufferCopyFromDevice(buffer: BufferNative | null, ptr: bigint, nbytes: number, stream: StreamNative | undefined): void;
   bufferPrefetch(buffer: BufferNative | null, device: number, stream: StreamNative | undefined): void;
   bufferResource(buffer: BufferNative | null): ResourceHandle;
-  bufferCopyToHostAsync<T extends ArrayBufferView | ArrayBuffer>(
-    object: object,
-    buffer: BufferNative | null,
-    target: T,
-    stream: StreamNative | undefined,
-  ): Promise<T>;
-  bufferCopyFromHostAsync(
-    object: object,
-    buffer: BufferNative | null,
-    data: ArrayBufferView | ArrayBuffer,
-    stream: StreamNative | undefined,
-  ): Promise<unknown>;
+  // Frees the buffers the collector found unreachable but has not finalized; the bytes freed.
+  bufferReclaim(): number;
+  // An asynchronous copy (DeviceBuffer#copyInSlices): pins the buffer and returns a stream handle
+  // of the copy's own; the calls after it also take a buffer freed meanwhile.
+  bufferBeginAsync(buffer: BufferNative | null, stream: StreamNative | undefined): StreamNative;
+  bufferSynchronizeAsync(buffer: BufferNative, stream: StreamNative): Promise<void>;
+  bufferCopySlice(
+    buffer: BufferNative,
+    host: ArrayBufferView | ArrayBuffer,
+    offset: number,
+    nbytes: number,
+    toHost: boolean,
+    stream: StreamNative,
+    name: string,
+  ): number;
+  bufferEndAsync(buffer: BufferNative): void;
 
   setLogLevel(level: number): void;
   getLogLevel(): number;

@@ -10,6 +10,7 @@ export interface StreamOptions {
 }
 
 let nativeOf: (stream: Stream) => StreamNative;
+let isStream: (value: unknown) => value is Stream;
 let fromNative: (stream: StreamNative, shared: boolean) => Stream;
 let constructing: { stream: StreamNative; shared: boolean } | undefined;
 
@@ -25,6 +26,8 @@ export class Stream implements Disposable {
 
   static {
     nativeOf = (stream) => stream.#native;
+    // A brand check: no trap or getter runs (a Proxy is not a Stream).
+    isStream = (value): value is Stream => typeof value === 'object' && value !== null && #native in value;
     fromNative = (stream, shared) => {
       constructing = { stream, shared };
       try {
@@ -85,7 +88,7 @@ export class Stream implements Disposable {
   }
 
   equals(other: unknown): boolean {
-    return other instanceof Stream && other.handle === this.handle;
+    return isStream(other) && other.handle === this.handle;
   }
 
   [Symbol.dispose](): void {
@@ -110,7 +113,7 @@ export const PER_THREAD_DEFAULT_STREAM: Stream = fromNative(native.streamBorrow(
  */
 export function streamArg(stream: unknown, name = 'stream'): StreamNative | undefined {
   if (stream === undefined) return undefined;
-  if (stream instanceof Stream) return nativeOf(stream);
+  if (isStream(stream)) return nativeOf(stream);
   if (stream === null) {
     const error = invalidArgType(name, 'a Stream', stream);
     error.message = `${name} argument cannot be null. ${error.message}`;

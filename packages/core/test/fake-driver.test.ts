@@ -92,10 +92,10 @@ describe.runIf(onFake())('on the fake driver', () => {
     buffer.free();
   });
 
-  it('a failed free reports CudaError once and does not free twice', () => {
+  it('a free the driver refuses as invalid (a double free) is reported once and not retried', () => {
     const buffer = new DeviceBuffer({ size: 64 });
     fakeCuda.failNext('cuMemFree_v2', 1, CUDA_ERROR_INVALID_VALUE);
-    expect(thrown(() => buffer.free()).code).toBe('ERR_CUDA');
+    expect(thrown(() => buffer.free()).code).toBe('ERR_RMM_LOGIC');
     expect(buffer.freed).toBe(true);
     // The fake still holds the allocation the driver refused to free: release it for the leak check.
     fakeCuda.reset();

@@ -191,15 +191,15 @@ describe.runIf(pageableMemoryAccess())('SystemMemoryResource tells a double free
 });
 
 describe.runIf(withCuda())('CUDA resources tell a double free', () => {
-  it('cuMemFree of a freed pointer is CudaError CUDA_ERROR_INVALID_VALUE', () => {
+  it('cuMemFree of a freed pointer (CUDA_ERROR_INVALID_VALUE) is RMMError ERR_RMM_LOGIC', () => {
     const mr = resourceCases[0].make();
     const keep = new DeviceBuffer({ data: pattern(1000, 5), mr });
     const ptr = mr.allocate(4096);
     mr.deallocate(ptr, 4096);
     const error = thrown(() => mr.deallocate(ptr, 4096));
-    expect(error.code).toBe('ERR_CUDA');
-    expect(error.cudaErrorName).toBe('CUDA_ERROR_INVALID_VALUE');
-    expect(error.cudaErrorCode).toBe(1);
+    expect(error).toBeInstanceOf(RMMError);
+    expect(error.code).toBe('ERR_RMM_LOGIC');
+    expect(error.message).toContain('did not allocate or already deallocated (cuMemFree_v2: CUDA_ERROR_INVALID_VALUE)');
     expectBytes(keep.toBytes(), pattern(1000, 5));
     keep.free();
     mr[Symbol.dispose]();

@@ -54,14 +54,18 @@ inline Napi::Value MakeError(Napi::Env env, rmmjs_status status, const std::stri
                                node_code ? Napi::String::New(env, node_code) : env.Undefined()});
 }
 
-// Throws the error that status describes. RMMJS_ERR_JS_EXCEPTION rethrows the pending exception
-// object itself, so a callback's error reaches the caller unchanged.
-[[noreturn]] inline void ThrowStatus(Napi::Env env, rmmjs_status status) {
+// The error that status describes. RMMJS_ERR_JS_EXCEPTION takes the pending exception object
+// itself, so a callback's error reaches the caller unchanged.
+inline Napi::Value StatusError(Napi::Env env, rmmjs_status status) {
   if (status == RMMJS_ERR_JS_EXCEPTION && env.IsExceptionPending()) {
-    throw Napi::Error(env, env.GetAndClearPendingException().Value());
+    return env.GetAndClearPendingException().Value();
   }
   const rmmjs_core_api* api = CoreApi();
-  throw Napi::Error(env, MakeError(env, status, api->error_message(), api->error_cuda_code()));
+  return MakeError(env, status, api->error_message(), api->error_cuda_code());
+}
+
+[[noreturn]] inline void ThrowStatus(Napi::Env env, rmmjs_status status) {
+  throw Napi::Error(env, StatusError(env, status));
 }
 
 inline void Check(Napi::Env env, rmmjs_status status) {

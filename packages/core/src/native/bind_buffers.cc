@@ -1,5 +1,6 @@
 // DeviceBuffer for JavaScript (see buffer_handles.h for the lifetime). The JS class passes its
 // handle external to every call; after free() it passes null, which is ERR_RMM_DISPOSED.
+#include <algorithm>
 #include <string>
 
 #include "binding_util.h"
@@ -14,14 +15,9 @@ namespace rmmjs {
 namespace bind {
 namespace {
 
-// Runs op on the buffer and reports how its capacity changed.
-template <class Op>
-void Mutate(Napi::Env env, DeviceBuffer* buffer, Op op) {
-  size_t before = buffer->capacity();
-  rmmjs_status status = op();
-  ReportCapacity(env, before, buffer->capacity());
-  js::Check(env, status);
-}
+// Bytes one call of an asynchronous copy moves (see CopySliceJs): through the pinned staging on a
+// GPU, a memcpy in host mode; each takes a few milliseconds.
+size_t SliceBytes() { return CudaAvailable() ? size_t{64} << 20 : size_t{16} << 20; }
 
 Napi::Value Attach(Napi::Env env, napi_value js_object, DeviceBuffer* buffer) {
   napi_value external = AttachBuffer(env, js_object, buffer);
@@ -29,18 +25,23 @@ Napi::Value Attach(Napi::Env env, napi_value js_object, DeviceBuffer* buffer) {
   return Napi::Value(env, external);
 }
 
+[[noreturn]] void ThrowInvalidValue(Napi::Env env, const std::string& message) {
+  throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_INVALID_ARGUMENT, message, 0, "ERR_INVALID_ARG_VALUE"));
+}
+
+// Deletes a buffer that failed to become a JavaScript DeviceBuffer and throws status (the
+// deletion's own errors are logged, not reported).
+[[noreturn]] void DiscardAndThrow(Napi::Env env, DeviceBuffer* buffer, rmmjs_status status) {
+  Napi::Value error = js::StatusError(env, status);
+  delete buffer;
+  throw Napi::Error(env, error);
+}
+
 // bufferCreate(object, mr | undefined, size, stream | undefined, data | undefined)
 Napi::Value CreateJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   size_t size = SizeArg(env, info[2], "size");
   StreamObject* stream = StreamArg(env, info[3]);
-  void* data = nullptr;
-  size_t length = 0;
-  if (!info[4].IsUndefined()) {
-    if (!HostBytes(env, info[4], &data, &length)) js::ThrowTypeError(env, "data must be an ArrayBufferView or ArrayBuffer");
-    if (length < size) js::ThrowTypeError(env, "data is smaller than size");
-    if (data == nullptr) data = &length;  // an empty view: copy nothing, but from somewhere
-  }
   ResourceRef mr;
   if (info[1].IsUndefined()) {
     rmmjs_resource* current = nullptr;
@@ -50,7 +51,19 @@ Napi::Value CreateJs(const Napi::CallbackInfo& info) {
     mr = ResourceRef::Retain(js::ResourceArg(env, info[1], "mr", false));
   }
   DeviceBuffer* buffer = nullptr;
-  js::Check(env, DeviceBuffer::Create(mr.get(), stream, size, data, &buffer));
+  js::Check(env, DeviceBuffer::Create(mr.get(), stream, size, &buffer));
+  if (!info[4].IsUndefined()) {
+    // Read only now: the allocation may have run JavaScript that detached or shrank the data.
+    void* data = nullptr;
+    size_t length = 0;
+    if (!HostBytes(env, info[4], &data, &length) || length < size) {
+      delete buffer;
+      ThrowInvalidValue(env, "The argument \"options.data\" was detached or shrunk while the memory was allocated: it has " +
+                                 std::to_string(length) + " bytes, " + std::to_string(size) + " are needed");
+    }
+    rmmjs_status status = buffer->CopyFromHost(data, size, buffer->stream());
+    if (status != RMMJS_OK) DiscardAndThrow(env, buffer, status);
+  }
   return Attach(env, info[0], buffer);
 }
 
@@ -62,11 +75,15 @@ Napi::Value CopyJs(const Napi::CallbackInfo& info) {
   return Attach(env, info[1], copy);
 }
 
-// bufferFree(object, handle)
+// bufferFree(object, handle): undefined, or the error to throw for a buffer that is freed all the
+// same (its memory was not the resource's). Throws when the buffer keeps its memory.
 Napi::Value FreeJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  js::Check(env, ReleaseBuffer(env, info[0], BufferHandleArg(env, info[1])));
-  return env.Undefined();
+  bool released = false;
+  rmmjs_status status = ReleaseBuffer(env, info[0], BufferHandleArg(env, info[1]), &released);
+  if (status == RMMJS_OK) return env.Undefined();
+  if (!released) js::ThrowStatus(env, status);
+  return js::StatusError(env, status);
 }
 
 Napi::Value PtrJs(const Napi::CallbackInfo& info) {
@@ -85,21 +102,25 @@ Napi::Value DeviceJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), BufferArg(info.Env(), info[0])->device());
 }
 
+// Resize and Reserve may run JavaScript that frees the buffer: the handle stays (a pinned buffer's
+// handle is not deleted) and reports the capacity the buffer has afterwards.
 Napi::Value ResizeJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  DeviceBuffer* buffer = BufferArg(env, info[0]);
+  BufferHandle* handle = BufferHandleArg(env, info[0]);
   size_t size = SizeArg(env, info[1], "newSize");
-  StreamObject* stream = StreamArg(env, info[2]);
-  Mutate(env, buffer, [&] { return buffer->Resize(size, stream); });
+  rmmjs_status status = handle->buffer->Resize(size, StreamArg(env, info[2]));
+  ReportCapacity(handle);
+  js::Check(env, status);
   return env.Undefined();
 }
 
 Napi::Value ReserveJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  DeviceBuffer* buffer = BufferArg(env, info[0]);
+  BufferHandle* handle = BufferHandleArg(env, info[0]);
   size_t capacity = SizeArg(env, info[1], "newCapacity");
-  StreamObject* stream = StreamArg(env, info[2]);
-  Mutate(env, buffer, [&] { return buffer->Reserve(capacity, stream); });
+  rmmjs_status status = handle->buffer->Reserve(capacity, StreamArg(env, info[2]));
+  ReportCapacity(handle);
+  js::Check(env, status);
   return env.Undefined();
 }
 
@@ -112,22 +133,24 @@ void HostArg(Napi::Env env, napi_value value, void** data, size_t* length) {
 Napi::Value CopyFromHostJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   DeviceBuffer* buffer = BufferArg(env, info[0]);
+  StreamObject* stream = StreamArg(env, info[2]);
   void* data = nullptr;
   size_t length = 0;
   HostArg(env, info[1], &data, &length);
-  if (length > buffer->size()) js::ThrowTypeError(env, "source larger than the buffer");
-  js::Check(env, buffer->CopyFromHost(data, length, StreamArg(env, info[2])));
+  if (length > buffer->size()) ThrowInvalidValue(env, "source larger than the buffer");
+  js::Check(env, buffer->CopyFromHost(data, length, stream));
   return env.Undefined();
 }
 
 Napi::Value CopyToHostJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   DeviceBuffer* buffer = BufferArg(env, info[0]);
+  StreamObject* stream = StreamArg(env, info[2]);
   void* data = nullptr;
   size_t length = 0;
   HostArg(env, info[1], &data, &length);
-  if (length < buffer->size()) js::ThrowTypeError(env, "target smaller than the buffer");
-  js::Check(env, buffer->CopyToHost(data, buffer->size(), StreamArg(env, info[2])));
+  if (length < buffer->size()) ThrowInvalidValue(env, "target smaller than the buffer");
+  js::Check(env, buffer->CopyToHost(data, buffer->size(), stream));
   return env.Undefined();
 }
 
@@ -136,7 +159,8 @@ Napi::Value CopyFromDeviceJs(const Napi::CallbackInfo& info) {
   DeviceBuffer* buffer = BufferArg(env, info[0]);
   auto* src = reinterpret_cast<const void*>(PointerArg(env, info[1], "ptr"));
   size_t bytes = SizeArg(env, info[2], "nbytes");
-  if (bytes > buffer->size()) js::ThrowTypeError(env, "source larger than the buffer");
+  if (bytes > buffer->size()) ThrowInvalidValue(env, "source larger than the buffer");
+  if (src == nullptr && bytes > 0) ThrowInvalidValue(env, "source is a null pointer");
   js::Check(env, buffer->CopyFromDevice(src, bytes, StreamArg(env, info[3])));
   return env.Undefined();
 }
@@ -163,64 +187,67 @@ Napi::Value ExternalMemoryJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(total));
 }
 
-// An asynchronous copy between the buffer and host memory. The JS buffer, the host memory and
-// the stream stay alive (and the native buffer pinned) until the promise settles.
-class HostCopyWorker : public PromiseWorker {
- public:
-  enum class Direction { kToHost, kFromHost };
-
-  // (object, handle, host, stream)
-  HostCopyWorker(const Napi::CallbackInfo& info, Direction direction)
-      : PromiseWorker(info.Env()), direction_(direction) {
-    Napi::Env env = info.Env();
-    handle_ = BufferHandleArg(env, info[1]);
-    DeviceBuffer* buffer = handle_->buffer;
-    HostArg(env, info[2], &host_data_, &host_length_);
-    stream_ = StreamArg(env, info[3]);
-    if (direction == Direction::kToHost && host_length_ < buffer->size()) {
-      js::ThrowTypeError(env, "target smaller than the buffer");
-    }
-    if (direction == Direction::kFromHost && host_length_ > buffer->size()) {
-      js::ThrowTypeError(env, "source larger than the buffer");
-    }
-    bytes_ = direction == Direction::kToHost ? buffer->size() : host_length_;
-    keep_alive_ = Napi::Persistent(Napi::Array::New(env, 3));
-    keep_alive_.Value().Set(0u, info[0]);
-    keep_alive_.Value().Set(1u, info[2]);
-    keep_alive_.Value().Set(2u, info[3]);
-    stream_->Retain();  // a Stream disposed while the copy runs stays alive for it
-    buffer->BeginAsync();
-  }
-
- protected:
-  rmmjs_status Run() override {
-    DeviceBuffer* buffer = handle_->buffer;
-    return direction_ == Direction::kToHost ? buffer->CopyToHost(host_data_, bytes_, stream_)
-                                            : buffer->CopyFromHost(host_data_, bytes_, stream_);
-  }
-  Napi::Value Result(Napi::Env) override { return keep_alive_.Value().Get(1u); }
-  // Completes a free() that came while the copy ran.
-  void Finish() override {
-    stream_->Release();
-    EndAsync(handle_);
-  }
-
- private:
-  Direction direction_;
-  BufferHandle* handle_ = nullptr;
-  StreamObject* stream_ = nullptr;
-  void* host_data_ = nullptr;
-  size_t host_length_ = 0;
-  size_t bytes_ = 0;
-  Napi::Reference<Napi::Array> keep_alive_;
-};
-
-Napi::Value CopyToHostAsyncJs(const Napi::CallbackInfo& info) {
-  return (new HostCopyWorker(info, HostCopyWorker::Direction::kToHost))->Start();
+// bufferReclaim(): frees the buffers the collector found unreachable; returns the bytes freed.
+Napi::Value ReclaimJs(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(Reclaim(info.Env())));
 }
 
-Napi::Value CopyFromHostAsyncJs(const Napi::CallbackInfo& info) {
-  return (new HostCopyWorker(info, HostCopyWorker::Direction::kFromHost))->Start();
+// An asynchronous copy is a sequence of calls from JavaScript (DeviceBuffer#copyInSlices in
+// device-buffer.ts): bufferBeginAsync pins the buffer and the stream; bufferSynchronizeAsync waits
+// for the stream's earlier work on a thread of the pool; then each bufferCopySlice copies the next
+// slice synchronously, on the JavaScript thread, with the event loop turning in between;
+// bufferEndAsync unpins (and completes a free() that came meanwhile). Host memory is touched only
+// inside those synchronous calls, so JavaScript can never detach or shrink it under a copy: the
+// next slice finds it gone and fails.
+
+// bufferBeginAsync(handle, stream): a Stream handle of its own for the copy (a Stream disposed
+// meanwhile stays alive for it; streamDispose it at the end).
+Napi::Value BeginAsyncJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  DeviceBuffer* buffer = BufferArg(env, info[0]);
+  StreamObject* stream = StreamArg(env, info[1]);
+  stream->Retain();
+  Napi::Value copy_stream = WrapStream(env, stream);
+  buffer->BeginAsync();
+  return copy_stream;
+}
+
+// bufferEndAsync(handle)
+Napi::Value EndAsyncJs(const Napi::CallbackInfo& info) {
+  BufferHandleArg(info.Env(), info[0], true)->buffer->EndAsync();  // a failed deferred free is logged
+  return info.Env().Undefined();
+}
+
+// bufferSynchronizeAsync(handle, stream): resolves once the work queued on stream has finished.
+Napi::Value SynchronizeAsyncJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  DeviceBuffer* buffer = BufferHandleArg(env, info[0], true)->buffer;
+  StreamObject* stream = StreamArg(env, info[1]);
+  return (new StreamSyncWorker(env, stream, stream->ContextDevice(buffer->device())))->Start();
+}
+
+// bufferCopySlice(handle, host, offset, nbytes, toHost, stream, name): copies the slice of
+// [0, nbytes) that starts at offset; returns its length.
+Napi::Value CopySliceJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  DeviceBuffer* buffer = BufferHandleArg(env, info[0], true)->buffer;
+  size_t offset = SizeArg(env, info[2], "offset");
+  size_t nbytes = SizeArg(env, info[3], "nbytes");
+  bool to_host = info[4].ToBoolean();
+  StreamObject* stream = StreamArg(env, info[5]);
+  void* data = nullptr;
+  size_t length = 0;
+  if (!HostBytes(env, info[1], &data, &length) || length < nbytes) {
+    ThrowInvalidValue(env, "The argument \"" + info[6].ToString().Utf8Value() +
+                               "\" was detached or shrunk during the copy: it has " + std::to_string(length) +
+                               " bytes, the copy needs " + std::to_string(nbytes));
+  }
+  if (offset >= nbytes) return Napi::Number::New(env, 0);
+  size_t bytes = std::min(SliceBytes(), nbytes - offset);
+  char* host = static_cast<char*>(data) + offset;
+  js::Check(env, to_host ? buffer->CopyToHost(host, bytes, stream, offset)
+                         : buffer->CopyFromHost(host, bytes, stream, offset));
+  return Napi::Number::New(env, static_cast<double>(bytes));
 }
 
 }  // namespace
@@ -241,8 +268,11 @@ void RegisterBuffers(Napi::Env env, Napi::Object exports) {
   exports.Set("bufferCopyFromDevice", Napi::Function::New(env, CopyFromDeviceJs));
   exports.Set("bufferPrefetch", Napi::Function::New(env, PrefetchJs));
   exports.Set("bufferResource", Napi::Function::New(env, ResourceJs));
-  exports.Set("bufferCopyToHostAsync", Napi::Function::New(env, CopyToHostAsyncJs));
-  exports.Set("bufferCopyFromHostAsync", Napi::Function::New(env, CopyFromHostAsyncJs));
+  exports.Set("bufferReclaim", Napi::Function::New(env, ReclaimJs));
+  exports.Set("bufferBeginAsync", Napi::Function::New(env, BeginAsyncJs));
+  exports.Set("bufferEndAsync", Napi::Function::New(env, EndAsyncJs));
+  exports.Set("bufferSynchronizeAsync", Napi::Function::New(env, SynchronizeAsyncJs));
+  exports.Set("bufferCopySlice", Napi::Function::New(env, CopySliceJs));
 }
 
 }  // namespace bind

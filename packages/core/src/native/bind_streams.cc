@@ -54,26 +54,10 @@ Napi::Value StreamSynchronizeJs(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-class SynchronizeWorker : public PromiseWorker {
- public:
-  SynchronizeWorker(Napi::Env env, StreamObject* stream, int device)
-      : PromiseWorker(env), stream_(stream), device_(device) {
-    stream_->Retain();
-  }
-
- protected:
-  rmmjs_status Run() override { return StreamSynchronizeOnDevice(stream_->handle(), device_); }
-  void Finish() override { stream_->Release(); }
-
- private:
-  StreamObject* stream_;
-  int device_;
-};
-
 Napi::Value StreamSynchronizeAsyncJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   StreamObject* stream = StreamArg(env, info[0]);
-  return (new SynchronizeWorker(env, stream, SyncDevice(env, stream)))->Start();
+  return (new StreamSyncWorker(env, stream, SyncDevice(env, stream)))->Start();
 }
 
 Napi::Value StreamDisposeJs(const Napi::CallbackInfo& info) {

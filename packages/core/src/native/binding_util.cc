@@ -42,17 +42,15 @@ Napi::Value WrapStream(Napi::Env env, StreamObject* stream) {
   return Napi::Value(env, external);
 }
 
-BufferHandle* BufferHandleArg(Napi::Env env, napi_value value) {
+BufferHandle* BufferHandleArg(Napi::Env env, napi_value value, bool in_flight) {
   void* data = nullptr;
-  if (napi_get_value_external(env, value, &data) == napi_ok && data != nullptr &&
-      static_cast<BufferHandle*>(data)->magic == BufferHandle::kMagic &&
-      !static_cast<BufferHandle*>(data)->released) {
-    return static_cast<BufferHandle*>(data);
-  }
-  // A freed DeviceBuffer passes null (its handle is gone).
+  auto* handle = napi_get_value_external(env, value, &data) == napi_ok ? static_cast<BufferHandle*>(data) : nullptr;
+  bool ours = handle != nullptr && handle->magic == BufferHandle::kMagic;
+  if (ours && (!handle->released || (in_flight && handle->buffer->pending_async() > 0))) return handle;
+  // A freed DeviceBuffer passes null (its handle may be gone).
   napi_valuetype type = napi_undefined;
   napi_typeof(env, value, &type);
-  if (type == napi_null) {
+  if (type == napi_null || ours) {
     throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_DISPOSED, "DeviceBuffer was freed and cannot be used"));
   }
   js::ThrowTypeError(env, "expected a DeviceBuffer");

@@ -68,8 +68,9 @@ StreamObject* StreamArg(Napi::Env env, napi_value value);
 rmmjs_stream StreamHandleArg(Napi::Env env, napi_value value);
 Napi::Value WrapStream(Napi::Env env, StreamObject* stream);  // adopts one reference
 
-// The handle a DeviceBuffer's external carries; null (a freed buffer) is ERR_RMM_DISPOSED.
-BufferHandle* BufferHandleArg(Napi::Env env, napi_value value);
+// The handle a DeviceBuffer's external carries; null (a freed buffer) is ERR_RMM_DISPOSED. With
+// in_flight, also a buffer freed while an asynchronous copy (which pins it) runs: the copy goes on.
+BufferHandle* BufferHandleArg(Napi::Env env, napi_value value, bool in_flight = false);
 inline DeviceBuffer* BufferArg(Napi::Env env, napi_value value) { return BufferHandleArg(env, value)->buffer; }
 
 // Bytes of a TypedArray, DataView or ArrayBuffer.

@@ -45,12 +45,13 @@ class PoolResource {
     return RMMJS_OK;
   }
 
-  rmmjs_status Deallocate(void* ptr, size_t, rmmjs_stream stream) {
+  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
     ContextScope scope(device_, ContextCheck::kTrust);
     RMMJS_TRY(scope.status());
-    return CheckCuda(DriverApi()->cuMemFreeAsync(reinterpret_cast<rmmjs_CUdeviceptr>(ptr),
-                                                 reinterpret_cast<rmmjs_CUstream>(stream)),
-                     "cuMemFreeAsync");
+    int result = DriverApi()->cuMemFreeAsync(reinterpret_cast<rmmjs_CUdeviceptr>(ptr),
+                                             reinterpret_cast<rmmjs_CUstream>(stream));
+    if (result != RMMJS_CUDA_SUCCESS) return FreeFailure(result, "cuMemFreeAsync", kTypeName, bytes);
+    return RMMJS_OK;
   }
 
   bool IsEqual(const PoolResource& other) const { return pool_ == other.pool_; }

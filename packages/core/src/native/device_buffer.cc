@@ -11,6 +11,43 @@
 #include "staged_copy.h"
 
 namespace rmmjs {
+namespace {
+
+// Runs cleanup (which may fail and set its own error) and puts the error of `status` back.
+template <class Cleanup>
+rmmjs_status KeepingError(rmmjs_status status, Cleanup cleanup) {
+  std::string message = ErrorMessage();
+  int cuda_code = ErrorCudaCode();
+  cleanup();
+  return SetError(status, cuda_code, std::move(message));
+}
+
+void LogFailure(const char* what) { Log(RMMJS_LOG_ERROR, std::string("DeviceBuffer: ") + what + ": " + ErrorMessage()); }
+
+rmmjs_status CheckRange(size_t offset, size_t bytes, size_t capacity) {
+  if (offset <= capacity && bytes <= capacity - offset) return RMMJS_OK;
+  return SetError(RMMJS_ERR_OUT_OF_RANGE, "DeviceBuffer: a copy of " + std::to_string(bytes) + " bytes at offset " +
+                                              std::to_string(offset) + " does not fit in " +
+                                              std::to_string(capacity) + " bytes");
+}
+
+}  // namespace
+
+// Pins the buffer for an operation that may run JavaScript; the last pin to go completes a free()
+// that JavaScript asked for meanwhile (its errors are logged: the operation reports its own).
+class DeviceBuffer::Busy {
+ public:
+  explicit Busy(DeviceBuffer* buffer) : buffer_(buffer) { ++buffer_->busy_; }
+  ~Busy() {
+    --buffer_->busy_;
+    buffer_->Unpinned();
+  }
+  Busy(const Busy&) = delete;
+  Busy& operator=(const Busy&) = delete;
+
+ private:
+  DeviceBuffer* buffer_;
+};
 
 DeviceBuffer::DeviceBuffer(rmmjs_resource* mr, StreamObject* stream)
     : mr_(mr), stream_(stream), device_(mr->device) {
@@ -19,26 +56,24 @@ DeviceBuffer::DeviceBuffer(rmmjs_resource* mr, StreamObject* stream)
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (!freed_ && Free() != RMMJS_OK) {
-    Log(RMMJS_LOG_ERROR, std::string("DeviceBuffer: deallocation during cleanup failed: ") + ErrorMessage());
+  if (mr_ == nullptr) return;
+  if (ReturnMemory() != RMMJS_OK) LogFailure("deallocation during cleanup failed");
+  if (mr_ != nullptr) {  // the memory could not be returned: it is lost, the references are not
+    Release(std::exchange(mr_, nullptr));
+    std::exchange(stream_, nullptr)->Release();
   }
 }
 
-rmmjs_status DeviceBuffer::Create(rmmjs_resource* mr, StreamObject* stream, size_t size,
-                                  const void* host_data, DeviceBuffer** out) {
+rmmjs_status DeviceBuffer::Create(rmmjs_resource* mr, StreamObject* stream, size_t size, DeviceBuffer** out) {
   auto* buffer = new DeviceBuffer(mr, stream);
   ContextScope scope(stream->ContextDevice(buffer->device_));
   rmmjs_status status = scope.status();
   if (status == RMMJS_OK) status = Allocate(mr, size, stream->handle(), &buffer->data_);
-  if (status == RMMJS_OK) {
-    buffer->size_ = buffer->capacity_ = size;
-    if (host_data != nullptr) status = buffer->CopyFromHost(host_data, size, stream);
-  }
   if (status != RMMJS_OK) {
-    buffer->Free();  // keeps the first error: a failed allocation left nothing to free
-    delete buffer;
+    delete buffer;  // holds no memory: only releases the references
     return status;
   }
+  buffer->size_ = buffer->capacity_ = size;
   *out = buffer;
   return RMMJS_OK;
 }
@@ -53,29 +88,45 @@ rmmjs_status DeviceBuffer::Deallocate() {
   return RMMJS_OK;
 }
 
-rmmjs_status DeviceBuffer::Free() {
-  if (freed_) return RMMJS_OK;
-  freed_ = true;
-  if (pending_async_ > 0) {
-    free_deferred_ = true;
-    return RMMJS_OK;
-  }
+// Returns the memory, then lets go of the resource and the stream. On failure the memory stays
+// owned, unless the resource says it is not its own (RMMJS_ERR_LOGIC).
+rmmjs_status DeviceBuffer::ReturnMemory() {
   rmmjs_status status = Deallocate();
-  if (status != RMMJS_OK) {
-    // The memory could not be returned; forget it rather than free it twice later.
+  if (status == RMMJS_ERR_LOGIC) {
     data_ = nullptr;
     size_ = capacity_ = 0;
   }
+  if (data_ != nullptr) return status;
   Release(std::exchange(mr_, nullptr));
   std::exchange(stream_, nullptr)->Release();
   return status;
 }
 
+rmmjs_status DeviceBuffer::Free() {
+  if (freed_) return RMMJS_OK;
+  freed_ = true;
+  if (pinned()) return RMMJS_OK;  // the last pin to go frees
+  rmmjs_status status = ReturnMemory();
+  if (mr_ != nullptr) freed_ = false;  // it still owns its memory: free() may be tried again
+  return status;
+}
+
+rmmjs_status DeviceBuffer::Unpinned() {
+  if (pinned() || !freed_ || mr_ == nullptr) return RMMJS_OK;
+  rmmjs_status status = ReturnMemory();
+  if (status != RMMJS_OK) LogFailure("deferred free failed");
+  return status;
+}
+
 rmmjs_status DeviceBuffer::EndAsync() {
-  if (--pending_async_ > 0 || !free_deferred_) return RMMJS_OK;
-  free_deferred_ = false;
-  freed_ = false;
-  return Free();
+  --pending_async_;
+  return Unpinned();
+}
+
+
+rmmjs_status DeviceBuffer::FreedWhile(const char* operation) const {
+  return SetError(RMMJS_ERR_DISPOSED, std::string("DeviceBuffer was freed while it was being ") + operation +
+                                          " (by JavaScript that its resource ran)");
 }
 
 void DeviceBuffer::SetStream(StreamObject* stream) {
@@ -91,21 +142,40 @@ rmmjs_status DeviceBuffer::Reallocate(size_t new_capacity, StreamObject* stream)
     return SetError(RMMJS_ERR_LOGIC, "DeviceBuffer has " + std::to_string(pending_async_) +
                                          " asynchronous copies in flight: await them first");
   }
+  if (busy_ > 0) {
+    return SetError(RMMJS_ERR_LOGIC,
+                    "DeviceBuffer cannot move now: it is being moved or copied by an operation whose resource "
+                    "runs JavaScript");
+  }
+  stream->Retain();  // that JavaScript may dispose the caller's Stream
+  rmmjs_status status;
+  {
+    Busy busy(this);
+    status = MoveTo(new_capacity, stream);
+  }  // a free() from that JavaScript has happened here
+  stream->Release();
+  return freed_ ? FreedWhile("resized") : status;
+}
+
+rmmjs_status DeviceBuffer::MoveTo(size_t new_capacity, StreamObject* stream) {
   ContextScope scope(stream->ContextDevice(device_));
   RMMJS_TRY(scope.status());
   void* fresh = nullptr;
   RMMJS_TRY(Allocate(mr_, new_capacity, stream->handle(), &fresh));
-  rmmjs_status status = MemcpyAsync(fresh, data_, size_, stream->handle());
+  rmmjs_status status = freed_ ? RMMJS_ERR_DISPOSED : MemcpyAsync(fresh, data_, size_, stream->handle());
   if (status != RMMJS_OK) {
-    rmmjs::Deallocate(mr_, fresh, new_capacity, stream->handle());
-    return status;
+    return KeepingError(status, [&] {
+      if (rmmjs::Deallocate(mr_, fresh, new_capacity, stream->handle()) != RMMJS_OK) {
+        LogFailure("returning new memory after a failed resize failed");
+      }
+    });
   }
   void* old = std::exchange(data_, fresh);
   size_t old_capacity = std::exchange(capacity_, new_capacity);
   SetStream(stream);
   // The buffer moved; failing to return the old memory is logged, not the resize's failure.
   if (rmmjs::Deallocate(mr_, old, old_capacity, stream_->handle()) != RMMJS_OK) {
-    Log(RMMJS_LOG_ERROR, std::string("DeviceBuffer: returning the old memory after a resize failed: ") + ErrorMessage());
+    LogFailure("returning the old memory after a resize failed");
   }
   return RMMJS_OK;
 }
@@ -126,30 +196,35 @@ rmmjs_status DeviceBuffer::Reserve(size_t new_capacity, StreamObject* stream) {
   return RMMJS_OK;
 }
 
-rmmjs_status DeviceBuffer::CopyFromHost(const void* src, size_t bytes, const StreamObject* stream) {
+rmmjs_status DeviceBuffer::CopyFromHost(const void* src, size_t bytes, const StreamObject* stream, size_t offset) {
   if (bytes == 0) return RMMJS_OK;
+  RMMJS_TRY(CheckRange(offset, bytes, capacity_));
   int device = stream->ContextDevice(device_);
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
+  char* dst = static_cast<char*>(data_) + offset;
   if (ShouldStage(src, bytes)) {
-    return StagedCopy(CopyDirection::kHostToDevice, data_, const_cast<void*>(src), bytes, stream->handle(), device);
+    return StagedCopy(CopyDirection::kHostToDevice, dst, const_cast<void*>(src), bytes, stream->handle(), device);
   }
-  RMMJS_TRY(MemcpyAsync(data_, src, bytes, stream->handle()));
+  RMMJS_TRY(MemcpyAsync(dst, src, bytes, stream->handle()));
   return StreamSynchronizeOnDevice(stream->handle(), device);
 }
 
-rmmjs_status DeviceBuffer::CopyToHost(void* dst, size_t bytes, const StreamObject* stream) {
+rmmjs_status DeviceBuffer::CopyToHost(void* dst, size_t bytes, const StreamObject* stream, size_t offset) {
   if (bytes == 0) return RMMJS_OK;
+  RMMJS_TRY(CheckRange(offset, bytes, capacity_));
   int device = stream->ContextDevice(device_);
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
-  if (ShouldStage(dst, bytes)) return StagedCopy(CopyDirection::kDeviceToHost, data_, dst, bytes, stream->handle(), device);
-  RMMJS_TRY(MemcpyAsync(dst, data_, bytes, stream->handle()));
+  char* src = static_cast<char*>(data_) + offset;
+  if (ShouldStage(dst, bytes)) return StagedCopy(CopyDirection::kDeviceToHost, src, dst, bytes, stream->handle(), device);
+  RMMJS_TRY(MemcpyAsync(dst, src, bytes, stream->handle()));
   return StreamSynchronizeOnDevice(stream->handle(), device);
 }
 
 rmmjs_status DeviceBuffer::CopyFromDevice(const void* src, size_t bytes, const StreamObject* stream) {
   if (bytes == 0) return RMMJS_OK;
+  RMMJS_TRY(CheckRange(0, bytes, capacity_));
   ContextScope scope(stream->ContextDevice(device_));
   RMMJS_TRY(scope.status());
   return MemcpyAsync(data_, src, bytes, stream->handle());
@@ -157,10 +232,16 @@ rmmjs_status DeviceBuffer::CopyFromDevice(const void* src, size_t bytes, const S
 
 rmmjs_status DeviceBuffer::Copy(DeviceBuffer** out) {
   DeviceBuffer* copy = nullptr;
-  RMMJS_TRY(Create(mr_, stream_, size_, nullptr, &copy));
-  rmmjs_status status = copy->CopyFromDevice(data_, size_, stream_);
+  rmmjs_status status;
+  {
+    Busy busy(this);  // the copy's allocation may run JavaScript that frees or moves this buffer
+    size_t bytes = size_;
+    status = Create(mr_, stream_, bytes, &copy);
+    if (status == RMMJS_OK && !freed_) status = copy->CopyFromDevice(data_, bytes, stream_);
+  }  // a free() from that JavaScript has happened here
+  if (freed_) status = FreedWhile("copied");
   if (status != RMMJS_OK) {
-    delete copy;
+    if (copy != nullptr) KeepingError(status, [&] { delete copy; });
     return status;
   }
   *out = copy;

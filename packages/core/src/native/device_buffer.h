@@ -1,5 +1,10 @@
 // RMM's device_buffer: untyped, uninitialised, stream-ordered device memory that remembers the
 // resource it came from (kept alive) and frees `capacity` bytes there on its stream.
+//
+// Allocating and freeing may run JavaScript (a resource flagged RMMJS_RESOURCE_CALLS_JS), and that
+// JavaScript may use this same buffer. While an operation can run JavaScript, or an asynchronous
+// copy is in flight, the buffer is pinned: its memory stays where it is (a move is refused) and a
+// free() is deferred to the end of the operation, which then reports RMMJS_ERR_DISPOSED.
 #pragma once
 
 #include <cstddef>
@@ -11,16 +16,18 @@ namespace rmmjs {
 
 class DeviceBuffer {
  public:
-  // Allocates size bytes from mr on stream (both retained); copies host_data in when given.
-  static rmmjs_status Create(rmmjs_resource* mr, StreamObject* stream, size_t size,
-                             const void* host_data, DeviceBuffer** out);
+  // Allocates size bytes from mr on stream (both retained).
+  static rmmjs_status Create(rmmjs_resource* mr, StreamObject* stream, size_t size, DeviceBuffer** out);
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  // Deallocates now (or, with asynchronous copies in flight, when the last one ends) and
-  // releases the resource and the stream. Afterwards freed() is true.
+  // Returns the memory and releases the resource and the stream (deferred while pinned). When the
+  // resource fails to free it, the buffer still owns its memory and is not freed (a retry may
+  // work), except for RMMJS_ERR_LOGIC: the resource says the memory is not its own (a double or
+  // foreign free), which nothing can fix, and the buffer forgets it.
   rmmjs_status Free();
+  // True once Free() succeeded, or was deferred: the buffer may no longer be used.
   bool freed() const { return freed_; }
 
   void* data() const { return data_; }
@@ -34,36 +41,47 @@ class DeviceBuffer {
   rmmjs_status Resize(size_t new_size, StreamObject* stream);
   rmmjs_status Reserve(size_t new_capacity, StreamObject* stream);
 
-  // Copies are issued in the stream's context (the buffer's for the default streams).
-  // Synchronous host copies (they wait for the stream: the host memory belongs to JavaScript).
-  rmmjs_status CopyFromHost(const void* src, size_t bytes, const StreamObject* stream);
-  rmmjs_status CopyToHost(void* dst, size_t bytes, const StreamObject* stream);
+  // Copies are issued in the stream's context (the buffer's for the default streams), at `offset`
+  // bytes into the buffer. The host copies are synchronous (they wait for the stream: the host
+  // memory belongs to JavaScript).
+  rmmjs_status CopyFromHost(const void* src, size_t bytes, const StreamObject* stream, size_t offset = 0);
+  rmmjs_status CopyToHost(void* dst, size_t bytes, const StreamObject* stream, size_t offset = 0);
   // Stream-ordered copy from any device address.
   rmmjs_status CopyFromDevice(const void* src, size_t bytes, const StreamObject* stream);
   // A deep copy on the same resource and stream.
   rmmjs_status Copy(DeviceBuffer** out);
   rmmjs_status Prefetch(int device, const StreamObject* stream);
 
-  // Asynchronous copies pin the buffer: Free waits for them, Resize/Reserve refuse.
+  // An asynchronous copy pins the buffer from BeginAsync to EndAsync (which completes a deferred
+  // free). ClearPins() drops every pin, for an environment that ends with copies abandoned (the
+  // destructor then frees).
   void BeginAsync() { ++pending_async_; }
   rmmjs_status EndAsync();
   int pending_async() const { return pending_async_; }
+  bool pinned() const { return pending_async_ > 0 || busy_ > 0; }
+  void ClearPins() { pending_async_ = busy_ = 0; }
 
  private:
+  class Busy;
+
   DeviceBuffer(rmmjs_resource* mr, StreamObject* stream);
   rmmjs_status Reallocate(size_t new_capacity, StreamObject* stream);
+  rmmjs_status MoveTo(size_t new_capacity, StreamObject* stream);
   rmmjs_status Deallocate();
+  rmmjs_status ReturnMemory();
+  rmmjs_status Unpinned();
+  rmmjs_status FreedWhile(const char* operation) const;
   void SetStream(StreamObject* stream);
 
-  rmmjs_resource* mr_;     // one reference (null once freed)
-  StreamObject* stream_;   // one reference (null once freed)
+  rmmjs_resource* mr_;     // one reference (null once the memory is returned)
+  StreamObject* stream_;   // one reference (null once the memory is returned)
   int device_;
   void* data_ = nullptr;
   size_t size_ = 0;
   size_t capacity_ = 0;
   bool freed_ = false;
-  bool free_deferred_ = false;
-  int pending_async_ = 0;
+  int pending_async_ = 0;  // asynchronous copies in flight
+  int busy_ = 0;           // operations that may run JavaScript
 };
 
 }  // namespace rmmjs

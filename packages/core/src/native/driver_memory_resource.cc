@@ -66,7 +66,7 @@ class DriverMemoryResource {
     return RMMJS_OK;
   }
 
-  rmmjs_status Deallocate(void* ptr, size_t, rmmjs_stream stream) {
+  rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
     ContextScope scope(device_);
     RMMJS_TRY(scope.status());
     const rmmjs_driver_api& cu = *DriverApi();
@@ -74,7 +74,8 @@ class DriverMemoryResource {
       // Work still using the memory on the stream must finish first.
       RMMJS_TRY(CheckCuda(cu.cuStreamSynchronize(reinterpret_cast<rmmjs_CUstream>(stream)), "cuStreamSynchronize"));
     }
-    return CheckCuda(Calls::Free(cu, reinterpret_cast<rmmjs_CUdeviceptr>(ptr)), Calls::kFreeCall);
+    int result = Calls::Free(cu, reinterpret_cast<rmmjs_CUdeviceptr>(ptr));
+    return result == RMMJS_CUDA_SUCCESS ? RMMJS_OK : FreeFailure(result, Calls::kFreeCall, kTypeName, bytes);
   }
 
   // Every instance frees what another allocated (as RMM): they only call the driver.

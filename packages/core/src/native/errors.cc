@@ -27,6 +27,14 @@ int ErrorCudaCode() { return Current().cuda_code; }
 
 rmmjs_status CudaFailure(int result, const char* call) { return FailCuda(result, call); }
 
+rmmjs_status FreeFailure(int result, const char* call, const char* resource, size_t bytes) {
+  if (result != RMMJS_CUDA_ERROR_INVALID_VALUE) return CudaFailure(result, call);
+  return SetError(RMMJS_ERR_LOGIC, result,
+                  std::string(resource) + ": cannot deallocate " + std::to_string(bytes) +
+                      " bytes at a pointer it did not allocate or already deallocated (" + call +
+                      ": " + CudaErrorName(result) + ")");
+}
+
 rmmjs_status AllocationFailure(int result, const char* call, size_t bytes) {
   std::string message = "CUDA error (failed to allocate " + std::to_string(bytes) + " bytes) at " +
                         call + ": " + DescribeCudaError(result);

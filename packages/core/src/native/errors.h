@@ -24,5 +24,9 @@ inline rmmjs_status CheckCuda(int result, const char* call) {
 // An allocation that failed in the driver: OutOfMemory for CUDA_ERROR_OUT_OF_MEMORY,
 // else a CUDA error; RMM's wording "CUDA error (failed to allocate N bytes): ...".
 rmmjs_status AllocationFailure(int result, const char* call, size_t bytes);
+// A free that failed in the driver. CUDA_ERROR_INVALID_VALUE means the driver does not know the
+// pointer (freed already, or never allocated there): a double or foreign free, RMMJS_ERR_LOGIC
+// with the wording of every resource that can tell; anything else is a CUDA error.
+rmmjs_status FreeFailure(int result, const char* call, const char* resource, size_t bytes);
 
 }  // namespace rmmjs

@@ -8,6 +8,7 @@
 
 #include "errors.h"
 #include "rmmjs/napi.hpp"
+#include "stream.h"
 
 namespace rmmjs {
 namespace bind {
@@ -54,6 +55,24 @@ class PromiseWorker : public Napi::AsyncWorker {
   rmmjs_status status_ = RMMJS_OK;
   std::string message_;
   int cuda_code_ = 0;
+};
+
+// Resolves once the work queued on `stream` so far has finished, waiting in `device`'s context on
+// a thread of the pool (the stream stays alive until then).
+class StreamSyncWorker : public PromiseWorker {
+ public:
+  StreamSyncWorker(Napi::Env env, StreamObject* stream, int device)
+      : PromiseWorker(env), stream_(stream), device_(device) {
+    stream_->Retain();
+  }
+
+ protected:
+  rmmjs_status Run() override { return StreamSynchronizeOnDevice(stream_->handle(), device_); }
+  void Finish() override { stream_->Release(); }
+
+ private:
+  StreamObject* stream_;
+  int device_;
 };
 
 }  // namespace bind

@@ -5,12 +5,17 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "driver.h"
 #include "errors.h"
+#include "logger.h"
+#include "memory_ops.h"
 #include "parallel_for.h"
+#include "stream.h"
 
 namespace rmmjs {
 namespace {
@@ -28,12 +33,12 @@ struct Lane {
   rmmjs_CUevent done[2] = {nullptr, nullptr};
 };
 
-// The staging resources of one device, made on first use and kept for the process.
+// The staging resources of one device, made on first use and kept for the process. A creation
+// that fails leaves nothing behind and is tried again by the next staged copy.
 struct DeviceStager {
   std::mutex mutex;  // one staged copy at a time per device
   std::vector<Lane> lanes;
   rmmjs_CUevent start = nullptr;
-  rmmjs_status status = RMMJS_OK;  // of the creation (kept: a failed one is not retried)
   bool created = false;
 };
 
@@ -53,10 +58,8 @@ int LaneCount() {
     if (rmmjs_cu_result_ != RMMJS_CUDA_SUCCESS) return CudaFailure(rmmjs_cu_result_, name); \
   } while (0)
 
-rmmjs_status Create(DeviceStager& stager, int device) {
+rmmjs_status CreateLanes(DeviceStager& stager) {
   const rmmjs_driver_api* cu = DriverApi();
-  ContextScope scope(device);
-  RMMJS_TRY(scope.status());
   RMMJS_CU(cu->cuEventCreate(&stager.start, RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate");
   stager.lanes.resize(LaneCount());
   for (Lane& lane : stager.lanes) {
@@ -67,6 +70,42 @@ rmmjs_status Create(DeviceStager& stager, int device) {
     }
   }
   return RMMJS_OK;
+}
+
+// Destroys what a failed creation made (nothing ran on it yet).
+void DestroyLanes(DeviceStager& stager) {
+  const rmmjs_driver_api* cu = DriverApi();
+  for (Lane& lane : stager.lanes) {
+    for (int b = 0; b < 2; b++) {
+      if (lane.done[b] != nullptr) cu->cuEventDestroy(lane.done[b]);
+      if (lane.pinned[b] != nullptr) cu->cuMemFreeHost(lane.pinned[b]);
+    }
+    if (lane.stream != nullptr) cu->cuStreamDestroy(lane.stream);
+  }
+  stager.lanes.clear();
+  if (stager.start != nullptr) cu->cuEventDestroy(std::exchange(stager.start, nullptr));
+}
+
+rmmjs_status Create(DeviceStager& stager, int device) {
+  ContextScope scope(device);
+  RMMJS_TRY(scope.status());
+  rmmjs_status status = CreateLanes(stager);
+  if (status != RMMJS_OK) DestroyLanes(stager);
+  stager.created = status == RMMJS_OK;
+  return status;
+}
+
+// The driver's own copy of pageable memory, for when the staging cannot be made.
+rmmjs_status UnstagedCopy(CopyDirection direction, void* device_ptr, void* host_ptr, size_t bytes,
+                          rmmjs_stream stream, int device) {
+  ContextScope scope(device);
+  RMMJS_TRY(scope.status());
+  if (direction == CopyDirection::kHostToDevice) {
+    RMMJS_TRY(MemcpyAsync(device_ptr, host_ptr, bytes, stream));
+  } else {
+    RMMJS_TRY(MemcpyAsync(host_ptr, device_ptr, bytes, stream));
+  }
+  return StreamSynchronizeOnDevice(stream, device);
 }
 
 DeviceStager& StagerFor(int device) {
@@ -131,12 +170,10 @@ rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_pt
                         rmmjs_stream stream, int device) {
   DeviceStager& stager = StagerFor(device);
   std::lock_guard<std::mutex> lock(stager.mutex);
-  if (!stager.created) {
-    stager.created = true;
-    stager.status = Create(stager, device);
-    if (stager.status != RMMJS_OK) return stager.status;
-  } else if (stager.status != RMMJS_OK) {
-    return SetError(stager.status, "the pinned staging buffers for host copies could not be created");
+  if (!stager.created && Create(stager, device) != RMMJS_OK) {
+    Log(RMMJS_LOG_WARN, std::string("the pinned staging buffers for host copies could not be made (tried again "
+                                    "by the next large copy); this copy goes unstaged: ") + ErrorMessage());
+    return UnstagedCopy(direction, device_ptr, host_ptr, bytes, stream, device);
   }
   const rmmjs_driver_api* cu = DriverApi();
   {

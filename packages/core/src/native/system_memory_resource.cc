@@ -5,11 +5,13 @@
 // pointer freed twice, or never allocated here, is an error instead of heap corruption.
 #include <cstdint>
 #include <cstdlib>
+#include <new>
+#include <string>
 
 #include "driver.h"
 #include "errors.h"
-#include "pointer_set.h"
 #include "resource.h"
+#include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
 
 namespace rmmjs {
@@ -29,8 +31,9 @@ void* AlignedAllocate(size_t bytes) {
 
 void AlignedFree(void* ptr) { std::free(static_cast<void**>(ptr)[-1]); }
 
-PointerSet& Live() {
-  static PointerSet* live = new PointerSet();  // never destroyed: frees may run during exit
+// The live allocations and their sizes.
+ShardedPointerTable<size_t>& Live() {
+  static auto* live = new ShardedPointerTable<size_t>();  // never destroyed: frees may run during exit
   return *live;
 }
 
@@ -45,7 +48,12 @@ class SystemMemoryResource {
       return SetError(RMMJS_ERR_OUT_OF_MEMORY,
                       "Failed to allocate " + std::to_string(bytes) + " bytes of host memory");
     }
-    Live().Insert(ptr);
+    try {
+      Live().Insert(ptr, bytes);
+    } catch (const std::bad_alloc&) {
+      AlignedFree(ptr);
+      return SetError(RMMJS_ERR_OUT_OF_MEMORY, "SystemMemoryResource: out of host memory");
+    }
     *out = ptr;
     return RMMJS_OK;
   }
@@ -58,7 +66,8 @@ class SystemMemoryResource {
       int result = api->cuStreamSynchronize(reinterpret_cast<rmmjs_CUstream>(stream));
       if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuStreamSynchronize");
     }
-    if (!Live().Erase(ptr)) {
+    size_t allocated = 0;
+    if (!Live().Take(ptr, &allocated)) {
       return SetError(RMMJS_ERR_LOGIC, "SystemMemoryResource: cannot deallocate " +
                                            std::to_string(bytes) + " bytes at a pointer it did " +
                                            "not allocate or already deallocated");

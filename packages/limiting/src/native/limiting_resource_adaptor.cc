@@ -1,28 +1,56 @@
 #include "limiting_resource_adaptor.h"
 
+#include <new>
 #include <string>
 
 #include "rmmjs/format.hpp"
+#include "rmmjs/status.hpp"
 
 namespace rmmjs {
 
 rmmjs_status LimitingResourceAdaptor::Allocate(size_t bytes, rmmjs_stream stream, void** out) {
   size_t proposed = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
   size_t old = allocated_bytes_.fetch_add(proposed);
-  if (old + proposed <= allocation_limit_) {
-    rmmjs_status status = CoreApi()->allocate(upstream_.get(), bytes, stream, out);
-    if (status != RMMJS_OK) allocated_bytes_ -= proposed;  // the upstream failed: roll back
-    return status;
+  if (old + proposed > allocation_limit_) {
+    allocated_bytes_ -= proposed;
+    return Fail(RMMJS_ERR_OUT_OF_MEMORY, "Exceeded memory limit (failed to allocate " + FormatBytes(bytes) + ")");
   }
-  allocated_bytes_ -= proposed;
-  std::string message = "Exceeded memory limit (failed to allocate " + FormatBytes(bytes) + ")";
-  return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, message.c_str());
+  const rmmjs_core_api* api = CoreApi();
+  rmmjs_status status = api->allocate(upstream_.get(), bytes, stream, out);
+  if (status == RMMJS_OK) {
+    status = GuardHostMemory(kTypeName, [&] {
+      // A pointer already recorded was freed behind this adaptor's back and handed out again.
+      return live_.Insert(*out, bytes) ? RMMJS_OK : Fail(RMMJS_ERR_LOGIC, "LimitingResourceAdaptor: pointer is already recorded");
+    });
+    if (status != RMMJS_OK) {
+      api->deallocate(upstream_.get(), *out, bytes, stream);
+      *out = nullptr;
+    }
+  }
+  if (status != RMMJS_OK) allocated_bytes_ -= proposed;  // roll back
+  return status;
 }
 
 rmmjs_status LimitingResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
-  rmmjs_status status = CoreApi()->deallocate(upstream_.get(), ptr, bytes, stream);
-  if (status == RMMJS_OK) allocated_bytes_ -= AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
+  size_t allocated = 0;
+  if (!live_.Take(ptr, &allocated)) {
+    return Fail(RMMJS_ERR_LOGIC, "LimitingResourceAdaptor: cannot deallocate " + std::to_string(bytes) +
+                                     " bytes at a pointer it did not allocate or already deallocated");
+  }
+  rmmjs_status status = CoreApi()->deallocate(upstream_.get(), ptr, allocated, stream);
+  // Still allocated when the upstream failed to free it, unless the upstream says it is not its own.
+  if (status != RMMJS_OK && status != RMMJS_ERR_LOGIC && Record(ptr, allocated)) return status;
+  allocated_bytes_ -= AlignUp(allocated, RMMJS_ALLOCATION_ALIGNMENT);
   return status;
+}
+
+// Puts a record back (no error is set: the caller reports its own).
+bool LimitingResourceAdaptor::Record(void* ptr, size_t bytes) {
+  try {
+    return live_.Insert(ptr, bytes);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
 }
 
 }  // namespace rmmjs

@@ -1,11 +1,16 @@
 // RMM's limiting_resource_adaptor: refuses allocations that would take the bytes it has handed
 // out (each rounded up to 256) past a limit.
+//
+// Unlike RMM's, it remembers what it handed out, so that freeing memory it did not hand out (or
+// freeing twice) is refused with RMMJS_ERR_LOGIC instead of moving the counter: the counter never
+// wraps or drifts, and the limit means what it says.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 
 #include "rmmjs/abi.h"
+#include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
 
 namespace rmmjs {
@@ -18,6 +23,7 @@ class LimitingResourceAdaptor {
       : upstream_(std::move(upstream)), allocation_limit_(allocation_limit) {}
 
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out);
+  // Frees what was allocated at ptr (its size as allocated, whatever `bytes` says).
   rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream);
   rmmjs_resource* Upstream() const { return upstream_.get(); }
 
@@ -25,9 +31,12 @@ class LimitingResourceAdaptor {
   size_t allocation_limit() const { return allocation_limit_; }
 
  private:
+  bool Record(void* ptr, size_t bytes);
+
   ResourceRef upstream_;
   size_t allocation_limit_;
   std::atomic<size_t> allocated_bytes_{0};
+  ShardedPointerTable<size_t> live_;  // pointer -> requested bytes
 };
 
 }  // namespace rmmjs

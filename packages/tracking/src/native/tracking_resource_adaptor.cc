@@ -64,9 +64,24 @@ rmmjs_status TrackingResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmjs_
                                std::to_string(bytes) + ") do not match");
     bytes = record.bytes;
   }
-  // Forgotten even when the upstream fails, as RMM (whose deallocate cannot fail): the
-  // failure may be a double free that must not leave a phantom allocation behind.
-  return CoreApi()->deallocate(upstream_.get(), ptr, bytes, stream);
+  rmmjs_status status = CoreApi()->deallocate(upstream_.get(), ptr, bytes, stream);
+  // The memory is still allocated when the upstream failed to free it, unless the upstream says
+  // the pointer is not its own (a double free: no phantom allocation may stay behind).
+  if (tracked && status != RMMJS_OK && status != RMMJS_ERR_LOGIC) Restore(key, std::move(record));
+  return status;
+}
+
+bool TrackingResourceAdaptor::Restore(uintptr_t ptr, AllocationRecord&& record) {
+  Shard& shard = ShardOf(ptr);
+  size_t bytes = record.bytes;
+  try {
+    std::lock_guard<SpinLock> guard(shard.lock);
+    if (!shard.table.Insert(ptr, std::move(record))) return false;
+    shard.bytes.store(shard.bytes.load(kRelaxed) + bytes, kRelaxed);
+    return true;
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
 }
 
 size_t TrackingResourceAdaptor::allocated_bytes() const {

@@ -6,21 +6,29 @@
 // is a few nanoseconds) and never hold it across the upstream call. Readers lock every shard,
 // so they see one consistent snapshot, as RMM's shared lock gives. A pointer is tracked after
 // the upstream returns it and forgotten before it goes back, so an address the upstream reuses
-// at once is never seen twice (RMM's ABA rule).
+// at once is never seen twice (RMM's ABA rule). A deallocation the upstream refuses keeps the
+// record (the memory is still allocated), unless the upstream says the pointer is not its own.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
-#include "allocation_table.h"
+#include "call_stack.h"
 #include "rmmjs/abi.h"
+#include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
 #include "rmmjs/spin_lock.hpp"
 
 namespace rmmjs {
+
+struct AllocationRecord {
+  size_t bytes = 0;
+  std::shared_ptr<const CallStack> stack;  // null unless the adaptor captures stacks
+};
 
 class TrackingResourceAdaptor {
  public:
@@ -47,13 +55,15 @@ class TrackingResourceAdaptor {
 
   struct alignas(64) Shard {
     mutable SpinLock lock;
-    AllocationTable table;
+    PointerTable<AllocationRecord> table;
     std::atomic<size_t> bytes{0};  // written under lock, read without it
   };
 
   Shard& ShardOf(uintptr_t ptr) { return shards_[(ptr >> 8) % kShards]; }
   // Records a new allocation: RMMJS_ERR_LOGIC when ptr is already tracked.
   rmmjs_status Track(uintptr_t ptr, size_t bytes);
+  // Puts back the record of an allocation the upstream failed to free; false if it could not.
+  bool Restore(uintptr_t ptr, AllocationRecord&& record);
 
   ResourceRef upstream_;
   bool capture_stacks_;

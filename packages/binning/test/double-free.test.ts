@@ -1,0 +1,23 @@
+// The project's rule for double and foreign frees holds for what the adaptor serves from its
+// upstream: RMMError ERR_RMM_LOGIC, passed on unchanged.
+import { RMMError } from '@rmmjs/core';
+import { BinningMemoryResource } from '@rmmjs/binning';
+import { thrown } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
+import { KiB, availableUpstreams } from './helpers.js';
+
+describe.each(availableUpstreams())('BinningMemoryResource over $name', ({ make }) => {
+  it('freeing an upstream-served allocation twice, or a foreign address, is RMMError ERR_RMM_LOGIC', () => {
+    const mr = new BinningMemoryResource(make(), { minSizeExponent: 10, maxSizeExponent: 12 });
+    const keep = mr.allocate(64 * KiB); // above the largest bin: from the upstream
+    const ptr = mr.allocate(64 * KiB);
+    mr.deallocate(ptr, 64 * KiB);
+    for (const foreign of [ptr, keep + 256n]) {
+      const error = thrown(() => mr.deallocate(foreign, 64 * KiB));
+      expect(error).toBeInstanceOf(RMMError);
+      expect(error.code).toBe('ERR_RMM_LOGIC');
+      expect(error.message).toContain('did not allocate or already deallocated');
+    }
+    mr.deallocate(keep, 64 * KiB);
+  });
+});

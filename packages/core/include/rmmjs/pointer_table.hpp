@@ -1,0 +1,135 @@
+// Tables keyed by pointer, for resources that remember what they handed out (to refuse a double
+// or foreign free instead of corrupting memory or a counter).
+//
+// PointerTable<Value>: open addressing with linear probing and backward-shift deletion, so there
+// are no tombstones and every key but 0 (which no allocation has) is a valid pointer. Inserting
+// allocates only when the table grows (and may then throw std::bad_alloc). Not thread-safe.
+//
+// ShardedPointerTable<Value>: PointerTable split into shards, each behind a spin lock, for a table
+// that allocate and deallocate touch from any thread (a lookup holds one shard for a few dozen
+// instructions).
+#ifndef RMMJS_POINTER_TABLE_HPP
+#define RMMJS_POINTER_TABLE_HPP
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "rmmjs/spin_lock.hpp"
+
+namespace rmmjs {
+
+template <class Value>
+class PointerTable {
+ public:
+  // False, and no change, when ptr is 0 or already in the table.
+  bool Insert(std::uintptr_t ptr, Value value) {
+    if (ptr == 0) return false;
+    if ((count_ + 1) * 2 > slots_.size()) Grow();
+    std::size_t i = Home(ptr);
+    for (; slots_[i].ptr != 0; i = Next(i)) {
+      if (slots_[i].ptr == ptr) return false;
+    }
+    slots_[i].ptr = ptr;
+    slots_[i].value = std::move(value);
+    count_++;
+    return true;
+  }
+
+  // Moves ptr's value to *out and removes it; false when ptr is not in the table.
+  bool Take(std::uintptr_t ptr, Value* out) {
+    if (count_ == 0 || ptr == 0) return false;
+    std::size_t i = Home(ptr);
+    for (; slots_[i].ptr != ptr; i = Next(i)) {
+      if (slots_[i].ptr == 0) return false;
+    }
+    *out = std::move(slots_[i].value);
+    // Backward shift: move later entries of the probe run into the hole when that keeps them
+    // reachable from their home slot, so lookups never need tombstones.
+    for (std::size_t j = Next(i); slots_[j].ptr != 0; j = Next(j)) {
+      std::size_t home = Home(slots_[j].ptr);
+      if (((j - home) & Mask()) >= ((j - i) & Mask())) {
+        slots_[i] = std::move(slots_[j]);
+        i = j;
+      }
+    }
+    slots_[i].ptr = 0;
+    slots_[i].value = Value{};
+    count_--;
+    return true;
+  }
+
+  std::size_t size() const { return count_; }
+
+  template <class Visit>
+  void ForEach(Visit&& visit) const {
+    for (const Slot& slot : slots_) {
+      if (slot.ptr != 0) visit(slot.ptr, slot.value);
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uintptr_t ptr = 0;  // 0: empty
+    Value value{};
+  };
+
+  std::size_t Mask() const { return slots_.size() - 1; }
+  std::size_t Next(std::size_t i) const { return (i + 1) & Mask(); }
+  // Fibonacci hashing: the top bits of the product depend on every bit of the pointer.
+  std::size_t Home(std::uintptr_t ptr) const {
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(ptr) * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+
+  void Grow() {
+    std::vector<Slot> old(slots_.empty() ? 16 : slots_.size() * 2);
+    old.swap(slots_);
+    shift_ = 64;
+    for (std::size_t n = slots_.size(); n > 1; n >>= 1) shift_--;
+    count_ = 0;
+    for (Slot& slot : old) {
+      if (slot.ptr != 0) Insert(slot.ptr, std::move(slot.value));
+    }
+  }
+
+  std::vector<Slot> slots_;
+  unsigned shift_ = 64;
+  std::size_t count_ = 0;
+};
+
+template <class Value>
+class ShardedPointerTable {
+ public:
+  // False, and no change, when ptr is null or already in the table. May throw std::bad_alloc.
+  bool Insert(const void* ptr, Value value) {
+    Shard& shard = ShardOf(ptr);
+    std::lock_guard<SpinLock> guard(shard.lock);
+    return shard.table.Insert(Key(ptr), std::move(value));
+  }
+  // Moves ptr's value to *out and removes it; false when ptr is not in the table.
+  bool Take(const void* ptr, Value* out) {
+    Shard& shard = ShardOf(ptr);
+    std::lock_guard<SpinLock> guard(shard.lock);
+    return shard.table.Take(Key(ptr), out);
+  }
+
+ private:
+  static constexpr std::size_t kShards = 16;
+  struct alignas(64) Shard {
+    SpinLock lock;
+    PointerTable<Value> table;
+  };
+
+  static std::uintptr_t Key(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr); }
+  // Allocations are 256-byte aligned: the bits above the alignment pick the shard.
+  Shard& ShardOf(const void* ptr) { return shards_[(Key(ptr) >> 8) % kShards]; }
+
+  std::array<Shard, kShards> shards_;
+};
+
+}  // namespace rmmjs
+
+#endif  // RMMJS_POINTER_TABLE_HPP
