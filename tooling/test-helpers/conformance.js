@@ -1,0 +1,547 @@
+// The conformance suite every resource runs with its own factory, as RMM runs
+// cpp/tests/mr/mr_ref_test*.hpp (and mr_ref_test_mt.hpp) for each of its resources: alignment,
+// sizes, out of memory, random allocate/free sequences with byte patterns, streams, the current
+// device resource, worker threads, equality, upstreams, dispose and bad arguments.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeCuda } from '@rmmjs/fake-cuda';
+import { KiB, MiB, PiB, backend, equalBytes, onFake, onHost, packageUnderTest, random, thrown, withCuda } from './basics.js';
+import { core, coreInternal, disposeAfterEach, enableFakePageableMemoryAccess, pageableMemoryAccess } from './resources.js';
+import { runInWorker } from './workers.js';
+
+const {
+  CudaError,
+  DEFAULT_STREAM,
+  DeviceBuffer,
+  DeviceMemoryResource,
+  LEGACY_DEFAULT_STREAM,
+  OutOfMemoryError,
+  PER_THREAD_DEFAULT_STREAM,
+  RMMError,
+  Stream,
+  UpstreamResourceAdaptor,
+  cuda,
+  getCurrentDeviceResource,
+  getCurrentDeviceResourceType,
+  setCurrentDeviceResource,
+} = core;
+
+// Resource flags of the C ABI (include/rmmjs/abi.h).
+const RESOURCE_DEVICE_ACCESSIBLE = 0x1;
+const RESOURCE_HOST_ACCESSIBLE = 0x2;
+
+/** The cases, by the names `cannot` declares them with. */
+export const conformanceCases = [
+  'identity',
+  'alignment',
+  'zeroBytes',
+  'outOfMemory',
+  'maxAllocation',
+  'randomSequence',
+  'streams',
+  'currentResource',
+  'workers',
+  'isEqual',
+  'upstream',
+  'dispose',
+  'givesEverythingBack',
+  'badArguments',
+];
+
+/** The seed of the random sequences: RMMJS_TEST_SEED, else a new one each run (printed). */
+export const conformanceSeed = (() => {
+  const given = process.env.RMMJS_TEST_SEED;
+  if (given === undefined) return Math.floor(Math.random() * 2 ** 31);
+  const seed = Number(given);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`RMMJS_TEST_SEED must be a non-negative integer, not "${given}"`);
+  return seed;
+})();
+let seedPrinted = false;
+
+/** `size` bytes of a xorshift pattern for seed (a few ms for MiBs; shared with the workers as source). */
+function fillPattern(size, seed) {
+  const words = new Uint32Array(Math.ceil(size / 4));
+  let x = seed | 0 || 1;
+  for (let i = 0; i < words.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    words[i] = x;
+  }
+  return new Uint8Array(words.buffer, 0, size);
+}
+
+/** A size from 1 to max, uniform in its logarithm (mostly small, now and then large). */
+function randomSize(next, max) {
+  return Math.min(max, Math.max(1, Math.round(Math.exp(next() * Math.log(max)))));
+}
+
+const hex = (ptr) => `0x${ptr.toString(16)}`;
+
+/** Asserts the blocks [ptr, ptr + size) are non-null, 256-byte aligned and pairwise disjoint. */
+function expectPlaced(ptrs, sizes) {
+  const blocks = ptrs.map((ptr, i) => ({ ptr, end: ptr + BigInt(sizes[i]) })).sort((a, b) => (a.ptr < b.ptr ? -1 : 1));
+  for (const [i, { ptr, end }] of blocks.entries()) {
+    if (ptr === 0n || ptr % 256n !== 0n) throw new Error(`pointer ${hex(ptr)} is null or not 256-byte aligned`);
+    const next = blocks[i + 1];
+    if (next !== undefined && next.ptr < end) throw new Error(`blocks at ${hex(ptr)} (to ${hex(end)}) and ${hex(next.ptr)} overlap`);
+  }
+}
+
+function expectError(fn, Class, code, text) {
+  const error = thrown(fn);
+  expect(error).toBeInstanceOf(Class);
+  expect(error.code).toBe(code);
+  if (text !== undefined) expect(error.message).toContain(text);
+  return error;
+}
+
+/** A DeviceBuffer with a pattern over mr on stream, read back and freed. */
+function roundTrip(mr, size, seed, stream) {
+  const data = fillPattern(size, seed);
+  const buffer = new DeviceBuffer({ data, mr, stream });
+  try {
+    expect(equalBytes(buffer.toBytes(), data)).toBe(true);
+  } finally {
+    buffer.free();
+  }
+}
+
+/**
+ * RMM's mixed random allocation test with data: DeviceBuffers of random sizes (1 B to maxSize),
+ * each filled with its own pattern, freed in random order after the pattern is checked; every
+ * new block must be aligned and overlap no live one.
+ */
+function randomSequence(mr, { seed, stream, maxSize, steps = 160, maxLive = 12 }) {
+  const next = random(seed);
+  const live = [];
+  const release = (index) => {
+    const [{ buffer, data }] = live.splice(index, 1);
+    const { ptr } = buffer;
+    const intact = equalBytes(buffer.toBytes(), data);
+    buffer.free();
+    if (!intact) throw new Error(`the ${data.length} bytes at ${hex(ptr)} changed before their free`);
+  };
+  try {
+    for (let step = 0; step < steps; step++) {
+      if (live.length >= maxLive || (live.length > 0 && next() < 0.47)) {
+        release(Math.floor(next() * live.length));
+        continue;
+      }
+      const data = fillPattern(randomSize(next, maxSize), Math.floor(next() * 2 ** 32));
+      live.push({ buffer: new DeviceBuffer({ data, mr, stream }), data });
+      expectPlaced(live.map((item) => item.buffer.ptr), live.map((item) => item.data.length));
+    }
+    while (live.length > 0) release(live.length - 1);
+  } catch (error) {
+    for (const { buffer } of live) buffer.free();
+    error.message = `${error.message} (RMMJS_TEST_SEED=${conformanceSeed} repeats it)`;
+    throw error;
+  }
+}
+
+// In a worker (runInWorker): the random sequence through the current device resource, on
+// workerData.streamKind ('default', 'stream' or 'perThread'); returns what the main thread checks.
+const workerSequence = `
+  ${random}
+  ${fillPattern}
+  ${randomSize}
+  const { seed, steps, maxSize, streamKind } = workerData;
+  const stream = streamKind === 'stream' ? new core.Stream() : streamKind === 'perThread' ? core.PER_THREAD_DEFAULT_STREAM : undefined;
+  const mr = core.getCurrentDeviceResource();
+  const next = random(seed);
+  const live = [];
+  const seen = { className: mr.constructor.name, sameResource: true, allocations: 0, frees: 0, misaligned: 0, changed: 0 };
+  const same = (a, b) => Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
+  const release = (index) => {
+    const [{ buffer, data }] = live.splice(index, 1);
+    if (!same(buffer.toBytes(), data)) seen.changed++;
+    buffer.free();
+    seen.frees++;
+  };
+  for (let step = 0; step < steps; step++) {
+    if (live.length >= 8 || (live.length > 0 && next() < 0.47)) {
+      release(Math.floor(next() * live.length));
+      continue;
+    }
+    const data = fillPattern(randomSize(next, maxSize), Math.floor(next() * 2 ** 32));
+    const buffer = new core.DeviceBuffer({ data, stream });
+    seen.allocations++;
+    if (buffer.ptr % 256n !== 0n) seen.misaligned++;
+    if (buffer.mr !== mr) seen.sameResource = false;
+    live.push({ buffer, data });
+  }
+  while (live.length > 0) release(0);
+  if (streamKind === 'stream') stream[Symbol.dispose]();
+  return seen;`;
+
+// What `cannot[name]` declares for this backend: the reason, or undefined when the case runs.
+function cannotReason(cannot, name) {
+  const declared = cannot[name];
+  if (declared === undefined) return undefined;
+  if (typeof declared === 'string') return declared;
+  return declared.on.includes(backend()) ? declared.why : undefined;
+}
+
+/**
+ * Runs the conformance suite for the resource `name` (its class name) made by `factory`: for a
+ * base resource `factory()`, for an adaptor `factory(upstream)` once per entry of
+ * `options.upstreams` (from `upstreams(...)`). See README.md for the options.
+ */
+export function describeConformance(name, factory, options = {}) {
+  const unknown = Object.keys(options.cannot ?? {}).filter((id) => !conformanceCases.includes(id));
+  if (unknown.length > 0) throw new Error(`describeConformance("${name}"): unknown cases in cannot: ${unknown.join(', ')}`);
+  if (options.upstreams === undefined) {
+    if (typeof options.hostAccessible !== 'boolean') {
+      throw new Error(`describeConformance("${name}"): say whether its memory is hostAccessible (a base resource)`);
+    }
+    describeResource(name, name, factory, undefined, options);
+    return;
+  }
+  if (options.upstreams.length === 0) throw new Error(`describeConformance("${name}"): no upstream can be made on this backend`);
+  for (const upstream of options.upstreams) describeResource(`${name} over ${upstream.name}`, name, factory, upstream, options);
+}
+
+function describeResource(title, className, factory, upstreamEntry, options) {
+  describe(`conformance: ${title}`, () => {
+    if (options.needsCuda && onHost()) {
+      it('needs CUDA: in host mode its construction is CudaError ERR_CUDA_DRIVER_NOT_FOUND', () => {
+        expectError(() => factory(), CudaError, 'ERR_CUDA_DRIVER_NOT_FOUND');
+      });
+      return;
+    }
+    if (options.needsPageableMemoryAccess && onFake()) {
+      let restore;
+      beforeAll(() => {
+        restore = enableFakePageableMemoryAccess();
+      });
+      afterAll(() => restore?.());
+    } else if (options.needsPageableMemoryAccess && !pageableMemoryAccess()) {
+      it.skip('not on this GPU: it needs pageable memory access (HMM or ATS)', () => {});
+      return;
+    } else if (options.available !== undefined && !options.available()) {
+      it.skip('not on this backend', () => {});
+      return;
+    }
+    defineCases(className, factory, upstreamEntry, options);
+  });
+}
+
+function defineCases(name, factory, upstreamEntry, options) {
+  const keep = disposeAfterEach();
+  const adaptor = upstreamEntry !== undefined;
+  // One resource (and its upstream) per call, disposed after the test.
+  const make = () => {
+    const upstream = adaptor ? keep(upstreamEntry.make()) : undefined;
+    return { mr: keep(adaptor ? factory(upstream) : factory()), upstream };
+  };
+  const maxAllocation = options.maxAllocation ?? Number.MAX_SAFE_INTEGER;
+  const maxRandomSize = Math.min(options.maxRandomSize ?? 4 * MiB, maxAllocation);
+  const smallSize = Math.min(64 * KiB, maxAllocation);
+  const counts = options.counts;
+  // Where the resource counts what it handed out, nothing is outstanding between cases.
+  const settled = (mr) => {
+    if (counts !== undefined) expect(counts(mr)).toBe(0);
+  };
+  const cannot = { ...upstreamEntry?.cannot, ...options.cannot };
+  const test = (id, title, fn) => {
+    const why = cannotReason(cannot, id);
+    if (why === undefined) it(title, fn);
+    else it.skip(`${title} [cannot: ${why}]`, () => {});
+  };
+  const workerModules = { package: options.package ?? packageUnderTest.name };
+  const flagsOf = (mr) => coreInternal.native.resourceInfo(coreInternal.resourceHandle(mr, 'mr')).flags;
+
+  test('identity', `is ${adaptor ? 'an UpstreamResourceAdaptor' : 'a DeviceMemoryResource'} of its own class on the current device, with the right accessibility`, () => {
+    const { mr, upstream } = make();
+    expect(mr).toBeInstanceOf(DeviceMemoryResource);
+    expect(mr instanceof UpstreamResourceAdaptor).toBe(adaptor);
+    expect(mr.constructor.name).toBe(name);
+    expect(mr.device).toBe(withCuda() ? cuda.getDevice() : 0);
+    const flags = flagsOf(mr);
+    expect(flags & RESOURCE_DEVICE_ACCESSIBLE).toBe(RESOURCE_DEVICE_ACCESSIBLE);
+    const hostAccessible = options.hostAccessible ?? (flagsOf(upstream) & RESOURCE_HOST_ACCESSIBLE) !== 0;
+    expect((flags & RESOURCE_HOST_ACCESSIBLE) !== 0).toBe(hostAccessible);
+  });
+
+  test('alignment', 'hands out distinct, non-overlapping, 256-byte aligned memory on the default stream and on a stream', () => {
+    const { mr } = make();
+    const stream = new Stream();
+    const sizes = [1, 4, 8, 8, 255, 256, 257, 1000, KiB, 4 * KiB, 65 * KiB, MiB].filter((size) => size <= maxAllocation);
+    for (const on of [undefined, stream]) {
+      const ptrs = sizes.map((size) => mr.allocate(size, on));
+      expectPlaced(ptrs, sizes);
+      ptrs.forEach((ptr, i) => mr.deallocate(ptr, sizes[i], on));
+    }
+    stream.synchronize();
+    stream[Symbol.dispose]();
+    settled(mr);
+  });
+
+  test('zeroBytes', 'allocates 0 bytes as 0n and deallocates (0n, 0), on the default stream and on a stream', () => {
+    const { mr } = make();
+    const stream = new Stream();
+    for (const on of [undefined, stream]) {
+      expect(mr.allocate(0, on)).toBe(0n);
+      mr.deallocate(0n, 0, on);
+    }
+    const empty = new DeviceBuffer({ size: 0, mr });
+    expect([empty.ptr, empty.size]).toEqual([0n, 0]);
+    empty.free();
+    stream[Symbol.dispose]();
+    settled(mr);
+  });
+
+  test('outOfMemory', 'an impossible request (1 PiB) is OutOfMemoryError ERR_RMM_OUT_OF_MEMORY on any stream, and it stays usable', () => {
+    const { mr } = make();
+    const stream = new Stream();
+    for (const on of [undefined, stream]) {
+      const error = expectError(() => mr.allocate(PiB, on), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
+      expect(error).toBeInstanceOf(RMMError);
+    }
+    settled(mr);
+    roundTrip(mr, 1000, 1, stream);
+    roundTrip(mr, smallSize, 2);
+    stream[Symbol.dispose]();
+    settled(mr);
+  });
+
+  if (options.maxAllocation !== undefined) {
+    test('maxAllocation', `serves ${options.maxAllocation} bytes (its maximum allocation); one more is OutOfMemoryError`, () => {
+      const { mr } = make();
+      const ptr = mr.allocate(maxAllocation);
+      expectPlaced([ptr], [maxAllocation]);
+      mr.deallocate(ptr, maxAllocation);
+      expectError(() => mr.allocate(maxAllocation + 1), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
+      settled(mr);
+    });
+  }
+
+  for (const [where, offset] of [['the default stream', 0], ['a stream', 1]]) {
+    test('randomSequence', `a random allocate/free sequence on ${where} (1 B to ${maxRandomSize} B, patterns checked) keeps every byte`, () => {
+      if (!seedPrinted) console.log(`conformance: random sequences from RMMJS_TEST_SEED=${conformanceSeed}`);
+      seedPrinted = true;
+      const { mr } = make();
+      const stream = offset === 0 ? undefined : new Stream();
+      randomSequence(mr, { seed: conformanceSeed + offset, stream, maxSize: maxRandomSize });
+      stream?.[Symbol.dispose]();
+      settled(mr);
+    });
+  }
+
+  test('streams', 'memory freed on one stream is reused on another; what each stream wrote is intact after synchronisation', () => {
+    const { mr } = make();
+    const [a, b] = [new Stream(), new Stream()];
+    const kept = new DeviceBuffer({ data: fillPattern(smallSize, 1), mr, stream: a });
+    new DeviceBuffer({ data: fillPattern(smallSize, 2), mr, stream: a }).free();
+    const reused = new DeviceBuffer({ data: fillPattern(smallSize, 3), mr, stream: b });
+    a.synchronize();
+    b.synchronize();
+    expect(equalBytes(kept.toBytes(), fillPattern(smallSize, 1))).toBe(true);
+    expect(equalBytes(reused.toBytes(), fillPattern(smallSize, 3))).toBe(true);
+    // Allocated on one stream, freed on another once the first is done (RMM's different-stream tests).
+    const ptr = mr.allocate(smallSize, a);
+    a.synchronize();
+    mr.deallocate(ptr, smallSize, b);
+    b.synchronize();
+    kept.free();
+    reused.free();
+    // Memory freed on a stream that is then destroyed is still there for others.
+    const c = new Stream();
+    new DeviceBuffer({ data: fillPattern(smallSize, 4), mr, stream: c }).free();
+    c[Symbol.dispose]();
+    roundTrip(mr, smallSize, 5, a);
+    roundTrip(mr, smallSize, 6);
+    a[Symbol.dispose]();
+    b[Symbol.dispose]();
+    settled(mr);
+  });
+
+  test('streams', 'allocates, keeps bytes and frees on the default, legacy default and per-thread default streams', () => {
+    const { mr } = make();
+    for (const [i, stream] of [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM].entries()) {
+      const ptr = mr.allocate(1000, stream);
+      expectPlaced([ptr], [1000]);
+      mr.deallocate(ptr, 1000, stream);
+      roundTrip(mr, smallSize, 10 + i, stream);
+    }
+    settled(mr);
+  });
+
+  test('currentResource', 'works as the current device resource: DeviceBuffers allocate from it; the previous one comes back', () => {
+    const { mr } = make();
+    const previous = setCurrentDeviceResource(mr);
+    try {
+      expect(getCurrentDeviceResource()).toBe(mr);
+      expect(getCurrentDeviceResourceType()).toBe(mr.constructor);
+      const data = fillPattern(5000, 7);
+      const buffer = new DeviceBuffer({ data });
+      expect(buffer.mr).toBe(mr);
+      expect(equalBytes(buffer.toBytes(), data)).toBe(true);
+      buffer.free();
+    } finally {
+      expect(setCurrentDeviceResource(previous)).toBe(mr);
+    }
+    expect(getCurrentDeviceResource()).toBe(previous);
+    settled(mr);
+  });
+
+  // Worker threads reach the resource through the registry, as RMM's multithreaded tests do.
+  const asCurrent = async (mr, fn) => {
+    const previous = setCurrentDeviceResource(mr);
+    try {
+      return await fn();
+    } finally {
+      setCurrentDeviceResource(previous);
+    }
+  };
+
+  test('workers', 'three worker threads share it as the current device resource (patterns checked, counts balance)', async () => {
+    const { mr } = make();
+    const maxSize = Math.min(256 * KiB, maxAllocation);
+    const results = await asCurrent(mr, () =>
+      Promise.all(
+        ['default', 'stream', 'perThread'].map((streamKind, i) =>
+          runInWorker(workerSequence, {
+            modules: workerModules,
+            workerData: { seed: conformanceSeed + 10 + i, steps: 80, maxSize, streamKind },
+          }),
+        ),
+      ),
+    );
+    for (const seen of results) {
+      expect(seen).toEqual({ className: name, sameResource: true, allocations: seen.frees, frees: seen.frees, misaligned: 0, changed: 0 });
+      expect(seen.allocations).toBeGreaterThan(0);
+    }
+    settled(mr);
+  });
+
+  test('workers', 'memory allocated on one thread is freed on another', async () => {
+    const { mr } = make();
+    const size = Math.min(16 * KiB, maxAllocation);
+    const sizes = Array(8).fill(size);
+    const mine = sizes.map(() => mr.allocate(size));
+    const theirs = await asCurrent(mr, () =>
+      runInWorker(
+        `const mr = core.getCurrentDeviceResource();
+         for (const ptr of workerData.mine) mr.deallocate(ptr, workerData.size);
+         return workerData.mine.map(() => mr.allocate(workerData.size));`,
+        { modules: workerModules, workerData: { mine, size } },
+      ),
+    );
+    expectPlaced(theirs, sizes);
+    for (const ptr of theirs) mr.deallocate(ptr, size);
+    settled(mr);
+  });
+
+  const equal = options.equalInstances ?? false;
+  test('isEqual', `isEqual: true for itself and its wrappers, ${equal} for another instance (both ways), ERR_INVALID_ARG_TYPE for a non-resource`, () => {
+    const { mr, upstream } = make();
+    const other = keep(adaptor ? factory(upstream) : factory());
+    expect(mr.isEqual(mr)).toBe(true);
+    expect([mr.isEqual(other), other.isEqual(mr)]).toEqual([equal, equal]);
+    const buffer = new DeviceBuffer({ size: 8, mr });
+    expect(buffer.mr).toBe(mr);
+    expect(buffer.mr.isEqual(mr)).toBe(true);
+    buffer.free();
+    if (adaptor) expect([mr.isEqual(upstream), upstream.isEqual(mr)]).toEqual([false, false]);
+    expectError(() => mr.isEqual({}), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
+
+  if (adaptor) {
+    const disposable = upstreamEntry.owned;
+    test('upstream', `upstreamMr and getUpstream() are the upstream passed in${disposable ? '; it keeps working when the upstream is disposed' : ''}`, () => {
+      const { mr, upstream } = make();
+      expect(mr.upstreamMr).toBe(upstream);
+      expect(mr.getUpstream()).toBe(upstream);
+      expect(mr.device).toBe(upstream.device);
+      if (!disposable) return;
+      upstream[Symbol.dispose]();
+      roundTrip(mr, smallSize, 8);
+      const again = keep(mr.upstreamMr);
+      expect(again.constructor).toBe(upstream.constructor);
+      settled(mr);
+    });
+  }
+
+  test('dispose', 'dispose twice is fine; use after dispose is RMMError ERR_RMM_DISPOSED', () => {
+    const { mr } = make();
+    mr[Symbol.dispose]();
+    mr[Symbol.dispose]();
+    const uses = [
+      () => mr.allocate(8),
+      () => mr.deallocate(256n, 8),
+      () => new DeviceBuffer({ size: 8, mr }),
+      () => mr.device,
+      () => mr.isEqual(mr),
+      ...(adaptor ? [() => mr.upstreamMr] : []),
+    ];
+    for (const use of uses) expectError(use, RMMError, 'ERR_RMM_DISPOSED');
+  });
+
+  test('dispose', 'a buffer allocated before dispose stays valid, copies and frees after it', () => {
+    const { mr, upstream } = make();
+    const stream = new Stream();
+    const data = fillPattern(3000, 9);
+    const buffers = [new DeviceBuffer({ data, mr }), new DeviceBuffer({ data, mr, stream })];
+    stream[Symbol.dispose]();
+    mr[Symbol.dispose]();
+    if (adaptor && upstreamEntry.owned) upstream[Symbol.dispose]();
+    for (const buffer of buffers) {
+      expect(equalBytes(buffer.toBytes(), data)).toBe(true);
+      const copy = buffer.copy();
+      expect(equalBytes(copy.toBytes(), data)).toBe(true);
+      copy.free();
+    }
+    const wrapper = buffers[0].mr;
+    expect(wrapper.constructor.name).toBe(name);
+    wrapper[Symbol.dispose]();
+    for (const buffer of buffers) buffer.free();
+  });
+
+  // Measurable on the fake driver (its live allocations, streams, events and pools) or where the
+  // upstream counts what it handed out.
+  const upstreamCounts = upstreamEntry?.counts;
+  if (onFake() || upstreamCounts !== undefined) {
+    const what = onFake() ? 'every driver allocation, stream, event and pool' : 'all it took from its upstream';
+    test('givesEverythingBack', `gives back ${what} once disposed and its buffers are freed`, () => {
+      const upstream = adaptor ? keep(upstreamEntry.make()) : undefined;
+      const measure = () => {
+        const { liveAllocations, liveBytes, liveStreams, liveEvents, livePools } = onFake() ? fakeCuda.stats() : {};
+        return { liveAllocations, liveBytes, liveStreams, liveEvents, livePools, upstreamBytes: upstreamCounts?.(upstream) };
+      };
+      const before = measure();
+      const mr = adaptor ? factory(upstream) : factory();
+      const stream = new Stream();
+      roundTrip(mr, smallSize, 1, stream);
+      const ptrs = [100, 5000, smallSize].map((size) => [mr.allocate(size, stream), size]);
+      for (const [ptr, size] of ptrs) mr.deallocate(ptr, size, stream);
+      const kept = new DeviceBuffer({ data: fillPattern(1000, 2), mr, stream });
+      mr[Symbol.dispose]();
+      stream[Symbol.dispose]();
+      kept.free();
+      expect(measure()).toEqual(before);
+    });
+  }
+
+  test('badArguments', 'bad sizes, pointers and streams are the errors API.md gives, and allocate nothing', () => {
+    const { mr } = make();
+    for (const size of [-1, 1.5, NaN, Infinity, 2 ** 53]) {
+      expectError(() => mr.allocate(size), RangeError, 'ERR_OUT_OF_RANGE', '"nbytes"');
+      expectError(() => mr.deallocate(256n, size), RangeError, 'ERR_OUT_OF_RANGE', '"nbytes"');
+    }
+    for (const size of ['1', 1n, {}, undefined]) {
+      expectError(() => mr.allocate(size), TypeError, 'ERR_INVALID_ARG_TYPE', '"nbytes"');
+      expectError(() => mr.deallocate(256n, size), TypeError, 'ERR_INVALID_ARG_TYPE', '"nbytes"');
+    }
+    expectError(() => mr.deallocate(256, 8), TypeError, 'ERR_INVALID_ARG_TYPE', '"ptr"');
+    expectError(() => mr.allocate(8, null), TypeError, 'ERR_INVALID_ARG_TYPE', 'stream argument cannot be null');
+    expectError(() => mr.deallocate(256n, 8, null), TypeError, 'ERR_INVALID_ARG_TYPE', 'stream argument cannot be null');
+    expectError(() => new DeviceBuffer({ size: 8, mr, stream: null }), TypeError, 'ERR_INVALID_ARG_TYPE', 'stream argument cannot be null');
+    for (const stream of [{ handle: 0n }, 0n, 'default']) {
+      expectError(() => mr.allocate(8, stream), TypeError, 'ERR_INVALID_ARG_TYPE', 'Stream');
+      expectError(() => mr.deallocate(256n, 8, stream), TypeError, 'ERR_INVALID_ARG_TYPE', 'Stream');
+    }
+    settled(mr);
+    roundTrip(mr, 1000, 3);
+  });
+}
