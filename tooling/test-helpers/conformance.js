@@ -4,7 +4,7 @@
 // device resource, worker threads, equality, upstreams, dispose and bad arguments.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeCuda } from '@rmmjs/fake-cuda';
-import { KiB, MiB, PiB, backend, equalBytes, onFake, onHost, packageUnderTest, random, thrown, withCuda } from './basics.js';
+import { KiB, MiB, PiB, backend, equalBytes, expectBytes, onFake, onHost, packageUnderTest, random, thrown, withCuda } from './basics.js';
 import { core, coreInternal, disposeAfterEach, enableFakePageableMemoryAccess, pageableMemoryAccess } from './resources.js';
 import { runInWorker } from './workers.js';
 
@@ -99,11 +99,9 @@ function expectError(fn, Class, code, text) {
 function roundTrip(mr, size, seed, stream) {
   const data = fillPattern(size, seed);
   const buffer = new DeviceBuffer({ data, mr, stream });
-  try {
-    expect(equalBytes(buffer.toBytes(), data)).toBe(true);
-  } finally {
-    buffer.free();
-  }
+  const back = buffer.toBytes();
+  buffer.free();
+  expectBytes(back, data);
 }
 
 /**
@@ -336,8 +334,8 @@ function defineCases(name, factory, upstreamEntry, options) {
     const reused = new DeviceBuffer({ data: fillPattern(smallSize, 3), mr, stream: b });
     a.synchronize();
     b.synchronize();
-    expect(equalBytes(kept.toBytes(), fillPattern(smallSize, 1))).toBe(true);
-    expect(equalBytes(reused.toBytes(), fillPattern(smallSize, 3))).toBe(true);
+    expectBytes(kept.toBytes(), fillPattern(smallSize, 1));
+    expectBytes(reused.toBytes(), fillPattern(smallSize, 3));
     // Allocated on one stream, freed on another once the first is done (RMM's different-stream tests).
     const ptr = mr.allocate(smallSize, a);
     a.synchronize();
@@ -376,7 +374,7 @@ function defineCases(name, factory, upstreamEntry, options) {
       const data = fillPattern(5000, 7);
       const buffer = new DeviceBuffer({ data });
       expect(buffer.mr).toBe(mr);
-      expect(equalBytes(buffer.toBytes(), data)).toBe(true);
+      expectBytes(buffer.toBytes(), data);
       buffer.free();
     } finally {
       expect(setCurrentDeviceResource(previous)).toBe(mr);
@@ -487,9 +485,9 @@ function defineCases(name, factory, upstreamEntry, options) {
     mr[Symbol.dispose]();
     if (adaptor && upstreamEntry.owned) upstream[Symbol.dispose]();
     for (const buffer of buffers) {
-      expect(equalBytes(buffer.toBytes(), data)).toBe(true);
+      expectBytes(buffer.toBytes(), data);
       const copy = buffer.copy();
-      expect(equalBytes(copy.toBytes(), data)).toBe(true);
+      expectBytes(copy.toBytes(), data);
       copy.free();
     }
     const wrapper = buffers[0].mr;

@@ -91,7 +91,7 @@ export interface CountingAdaptor extends DeviceMemoryResource {
 }
 export function counting(upstream?: DeviceMemoryResource, limit?: number | string): CountingAdaptor;
 export function disposeAfterEach(): <T extends Disposable>(item: T) => T;
-export function restoreCurrentDeviceResourceAfterEach(): void;
+export function restoreCurrentDeviceResourceAfterEach(): DeviceMemoryResource;
 export function enableFakePageableMemoryAccess(): () => void;
 export function arrayTester(nbytes: number, seed: number, mr?: DeviceMemoryResource): void;
 export const itemSizes: number[];

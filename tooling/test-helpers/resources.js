@@ -162,12 +162,13 @@ export function disposeAfterEach() {
   };
 }
 
-/** Makes every test of the calling suite end with the current device resource it started with. */
+/** Makes every test of the calling suite end with the current device resource of now, which it returns. */
 export function restoreCurrentDeviceResourceAfterEach() {
   const previous = getCurrentDeviceResource();
   afterEach(() => {
     setCurrentDeviceResource(previous);
   });
+  return previous;
 }
 
 /**

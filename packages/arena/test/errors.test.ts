@@ -17,10 +17,9 @@ import {
   getCurrentDeviceResource,
 } from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
-import { fakeCuda, onFake, onHost, resolveFromPackage, thrown } from '@rmmjs/test-helpers';
+import { MiB, disposeAfterEach, fakeCuda, onFake, onHost, resolveFromPackage, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { arenaSummary } from '../dist/testing.js';
-import { MiB, disposeAfterEach } from './upstreams.js';
 
 const keep = disposeAfterEach();
 const base = () => getCurrentDeviceResource();

@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { DeviceBuffer, RMMError, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { resourceHandle } from '@rmmjs/core/internal';
 import { CallbackMemoryResource } from '@rmmjs/callback';
-import { afterEach, describe, expect, it } from 'vitest';
+import { restoreCurrentDeviceResourceAfterEach } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
 import { callbackAddonPath, callbackEntry, coreEntry, runNode, runWorker } from './support.js';
 
 interface Probes {
@@ -35,10 +36,7 @@ function counting() {
   return { calls, mr };
 }
 
-const previous = getCurrentDeviceResource();
-afterEach(() => {
-  setCurrentDeviceResource(previous);
-});
+const previous = restoreCurrentDeviceResourceAfterEach();
 
 describe.each([
   ['does not import @rmmjs/callback', false, 'DeviceMemoryResource'],

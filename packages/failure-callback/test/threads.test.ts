@@ -10,12 +10,13 @@ import {
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { resourceHandle } from '@rmmjs/core/internal';
+import '@rmmjs/callback'; // initialises the probes' addon
 import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
-import { afterEach, describe, expect, it } from 'vitest';
+import { LimitingResourceAdaptor } from '@rmmjs/limiting';
+import { restoreCurrentDeviceResourceAfterEach } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
 import { callbackAddonPath, callbackEntry, coreEntry, failureCallbackEntry, limitingEntry, runWorker } from './support.js';
 
-const { LimitingResourceAdaptor } = (await import(limitingEntry)) as typeof import('../../limiting/dist/index.js');
-await import(callbackEntry);  // initialises the probes' addon
 const probes = createRequire(import.meta.url)(callbackAddonPath) as {
   allocateOnNativeThread(mr: unknown, nbytes: number): [number, string];
   allocateOnThreadPool(mr: unknown, nbytes: number): Promise<[number, string]>;
@@ -35,10 +36,7 @@ function limited() {
   return { calls, mr };
 }
 
-const previous = getCurrentDeviceResource();
-afterEach(() => {
-  setCurrentDeviceResource(previous);
-});
+const previous = restoreCurrentDeviceResourceAfterEach();
 
 describe.each([
   ['does not import @rmmjs/failure-callback', false, 'DeviceMemoryResource'],
