@@ -1,4 +1,4 @@
-import type { DeviceMemoryResource } from '@rmmjs/core';
+import type { DeviceMemoryResource, UpstreamResourceAdaptor } from '@rmmjs/core';
 
 export { fakeCuda, libraryPath as fakeCudaLibraryPath } from '@rmmjs/fake-cuda';
 
@@ -83,9 +83,7 @@ export function coreResources(): ResourceEntry[];
 export function upstreams(...names: string[]): ResourceEntry[];
 
 /** @rmmjs/limiting's adaptor as a byte counter (needs @rmmjs/limiting in devDependencies). */
-export interface CountingAdaptor extends DeviceMemoryResource {
-  readonly upstreamMr: DeviceMemoryResource;
-  getUpstream(): DeviceMemoryResource;
+export interface CountingAdaptor extends UpstreamResourceAdaptor {
   getAllocatedBytes(): number;
   getAllocationLimit(): number;
 }

@@ -8,9 +8,23 @@ import {
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
-import { expectBytes, fakeCuda, onFake, pattern, random, thrown, withCuda } from '@rmmjs/test-helpers';
+import {
+  KiB,
+  MiB,
+  arrayTester,
+  counting,
+  expectBytes,
+  fakeCuda,
+  itemSizes,
+  nelems,
+  onFake,
+  pattern,
+  random,
+  thrown,
+  withCuda,
+} from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { KiB, MiB, arrayTester, availableUpstreams, counting, itemSizes, nelems } from './helpers.js';
+import { availableUpstreams } from './helpers.js';
 
 const base = () => getCurrentDeviceResource();
 
