@@ -172,6 +172,47 @@ const workerSequence = `
   if (streamKind === 'stream') stream[Symbol.dispose]();
   return seen;`;
 
+// In two workers at once (runInWorker), RMM's async_allocate_loop / async_deallocate_loop: the
+// producer allocates workerData.count blocks of random sizes on its stream and publishes each
+// (pointer, size) in the shared slots once its stream is done; the consumer frees each on its
+// own stream as it appears. slots[0] counts what was published (-1 when the producer failed).
+const producerConsumer = `
+  ${random}
+  const { role, slots: buffer, count, maxSize, seed, ownStreams } = workerData;
+  const slots = new BigInt64Array(buffer);
+  const mr = core.getCurrentDeviceResource();
+  const stream = ownStreams ? new core.Stream() : core.PER_THREAD_DEFAULT_STREAM;
+  try {
+    if (role === 'producer') {
+      const next = random(seed);
+      for (let i = 0; i < count; i++) {
+        const size = 1 + Math.floor(next() * maxSize);
+        const ptr = mr.allocate(size, stream);
+        stream.synchronize();
+        slots[1 + 2 * i] = ptr;
+        slots[2 + 2 * i] = BigInt(size);
+        Atomics.store(slots, 0, BigInt(i + 1));
+        Atomics.notify(slots, 0);
+      }
+    } else {
+      for (let i = 0; i < count; i++) {
+        for (let published; (published = Atomics.load(slots, 0)) <= BigInt(i); ) {
+          if (published < 0n) throw new Error('the producer failed');
+          if (Atomics.wait(slots, 0, published, 20000) === 'timed-out') throw new Error('no block from the producer in 20 s');
+        }
+        mr.deallocate(slots[1 + 2 * i], Number(slots[2 + 2 * i]), stream);
+      }
+      stream.synchronize();
+    }
+  } catch (error) {
+    Atomics.store(slots, 0, -1n);
+    Atomics.notify(slots, 0);
+    throw error;
+  } finally {
+    if (ownStreams) stream[Symbol.dispose]();
+  }
+  return role;`;
+
 // What `cannot[name]` declares for this backend: the reason, or undefined when the case runs.
 function cannotReason(cannot, name) {
   const declared = cannot[name];
@@ -428,6 +469,21 @@ function defineCases(name, factory, upstreamEntry, options) {
     );
     expectPlaced(theirs, sizes);
     for (const ptr of theirs) mr.deallocate(ptr, size);
+    settled(mr);
+  });
+
+  test('workers', "one worker frees what another allocates while both run (RMM's AllocFreeDifferentThreads: per-thread default streams, then streams of their own)", async () => {
+    const { mr } = make();
+    const count = 100;
+    for (const ownStreams of [false, true]) {
+      const slots = new SharedArrayBuffer(8 * (1 + 2 * count));
+      const workerData = { slots, count, maxSize: Math.min(MiB, maxAllocation), seed: conformanceSeed + 20, ownStreams };
+      const roles = await asCurrent(mr, () =>
+        Promise.all(['producer', 'consumer'].map((role) => runInWorker(producerConsumer, { modules: workerModules, workerData: { ...workerData, role } }))),
+      );
+      expect(roles).toEqual(['producer', 'consumer']);
+      expect(new BigInt64Array(slots)[0]).toBe(BigInt(count));
+    }
     settled(mr);
   });
 

@@ -30,10 +30,22 @@ export function runInWorker(
   source: string,
   options?: { modules?: Record<string, string>; workerData?: unknown },
 ): Promise<any>;
+export interface ProcessRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** With `debugLog`: the text of the debug log ('' when nothing was logged). */
+  log?: string;
+}
 export function runInProcess(
   code: string,
-  options?: { modules?: Record<string, string>; env?: Record<string, string | undefined>; nodeArgs?: string[] },
-): { status: number | null; stdout: string; stderr: string };
+  options?: {
+    modules?: Record<string, string>;
+    env?: Record<string, string | undefined>;
+    nodeArgs?: string[];
+    debugLog?: boolean;
+  },
+): ProcessRun;
 
 // resources.js
 /** A conformance case a resource cannot do: why, everywhere or only on some backends. */

@@ -1,7 +1,9 @@
 // Running code on another thread or in a fresh process, with workspace packages imported as the
 // package under test resolves them.
 import { spawnSync } from 'node:child_process';
-import { isAbsolute } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { resolveFromPackage } from './basics.js';
@@ -54,16 +56,34 @@ export function runInWorker(source, { modules = {}, workerData } = {}) {
 /**
  * Runs `code` (an ES module body; `core` and one variable per entry of `modules` are imported
  * first) in a fresh `node` with `nodeArgs`, for what a process can do only once (load a driver,
- * exit with buffers alive). `env` is merged over this process's environment (`undefined`
- * removes a variable). Returns the exit status, trimmed stdout and stderr.
+ * open the debug log, exit with buffers alive). `env` is merged over this process's environment
+ * (`undefined` removes a variable). With `debugLog`, RMM_DEBUG_LOG_FILE names a fresh file whose
+ * text comes back as `log` ('' when nothing was logged). Returns the exit status, trimmed stdout
+ * and stderr.
  */
-export function runInProcess(code, { modules = {}, env = {}, nodeArgs = [] } = {}) {
-  const merged = { ...process.env, ...env };
+export function runInProcess(code, { modules = {}, env = {}, nodeArgs = [], debugLog = false } = {}) {
+  const dir = debugLog ? mkdtempSync(join(tmpdir(), 'rmmjs-debug-log-')) : undefined;
+  const logFile = dir && join(dir, 'debug.log');
+  const merged = { ...process.env, ...(debugLog ? { RMM_DEBUG_LOG_FILE: logFile } : {}), ...env };
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete merged[key];
   const script = `${importStatements(modules)}\n${code}`;
-  const run = spawnSync(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], {
-    env: merged,
-    encoding: 'utf8',
-  });
-  return { status: run.status, stdout: run.stdout.trim(), stderr: run.stderr };
+  try {
+    const run = spawnSync(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], {
+      env: merged,
+      encoding: 'utf8',
+    });
+    const result = { status: run.status, stdout: run.stdout.trim(), stderr: run.stderr };
+    if (debugLog) result.log = readIfThere(logFile);
+    return result;
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function readIfThere(file) {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }
