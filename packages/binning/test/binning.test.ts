@@ -11,20 +11,8 @@ import {
 } from '@rmmjs/core';
 import { BinningMemoryResource } from '@rmmjs/binning';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
-import {
-  KiB,
-  MiB,
-  arrayTester,
-  counting,
-  expectBytes,
-  fakeCuda,
-  itemSizes,
-  onFake,
-  pattern,
-  random,
-  thrown,
-  withCuda,
-} from '@rmmjs/test-helpers';
+import { KiB, MiB, arrayTester, counting, itemSizes } from '@rmmjs/test-helpers';
+import { expectBytes, fakeCuda, onFake, pattern, random, thrown, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { availableUpstreams } from './helpers.js';
 

@@ -8,21 +8,8 @@ import {
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
-import {
-  KiB,
-  MiB,
-  arrayTester,
-  counting,
-  expectBytes,
-  fakeCuda,
-  itemSizes,
-  nelems,
-  onFake,
-  pattern,
-  random,
-  thrown,
-  withCuda,
-} from '@rmmjs/test-helpers';
+import { KiB, MiB, arrayTester, counting, itemSizes, nelems } from '@rmmjs/test-helpers';
+import { expectBytes, fakeCuda, onFake, pattern, random, thrown, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { availableUpstreams } from './helpers.js';
 
