@@ -41,6 +41,15 @@ export function firstDifference(a, b) {
   return -1;
 }
 
+function bytesOf(view) {
+  return Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+}
+
+/** Whether two byte views hold the same bytes (memcmp speed). */
+export function equalBytes(a, b) {
+  return a.byteLength === b.byteLength && Buffer.compare(bytesOf(a), bytesOf(b)) === 0;
+}
+
 /** Asserts two byte arrays are equal without vitest's slow element-wise diff of big arrays. */
 export function expectBytes(actual, expected) {
   if (ArrayBuffer.isView(actual) && ArrayBuffer.isView(expected) && equalBytes(actual, expected)) return;
@@ -51,15 +60,6 @@ export function expectBytes(actual, expected) {
         `${actual[at]} !== ${expected[at]}`,
     );
   }
-}
-
-function bytesOf(view) {
-  return Buffer.from(view.buffer, view.byteOffset, view.byteLength);
-}
-
-/** Whether two byte views hold the same bytes (memcmp speed). */
-export function equalBytes(a, b) {
-  return a.byteLength === b.byteLength && Buffer.compare(bytesOf(a), bytesOf(b)) === 0;
 }
 
 /** A small deterministic random generator (mulberry32), for reproducible workloads. */

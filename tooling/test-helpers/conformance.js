@@ -56,6 +56,10 @@ export const conformanceSeed = (() => {
   return seed;
 })();
 let seedPrinted = false;
+function printSeedOnce() {
+  if (!seedPrinted) console.log(`conformance: random sizes and patterns from RMMJS_TEST_SEED=${conformanceSeed}`);
+  seedPrinted = true;
+}
 
 /** `size` bytes of a xorshift pattern for seed (a few ms for MiBs; shared with the workers as source). */
 function fillPattern(size, seed) {
@@ -261,6 +265,7 @@ function describeResource(title, className, factory, upstreamEntry, options) {
       it.skip('not on this backend', () => {});
       return;
     }
+    beforeAll(printSeedOnce);
     defineCases(className, factory, upstreamEntry, options);
   });
 }
@@ -268,10 +273,25 @@ function describeResource(title, className, factory, upstreamEntry, options) {
 function defineCases(name, factory, upstreamEntry, options) {
   const keep = disposeAfterEach();
   const adaptor = upstreamEntry !== undefined;
-  // One resource (and its upstream) per call, disposed after the test.
+  // What must be back where it was once a resource is gone: on the fake driver its live
+  // allocations, streams, events and pools; where the upstream counts, the bytes it handed out.
+  const upstreamCounts = upstreamEntry?.counts;
+  const measurable = onFake() || upstreamCounts !== undefined;
+  const measure = (upstream) => {
+    const { liveAllocations, liveBytes, liveStreams, liveEvents, livePools } = onFake() ? fakeCuda.stats() : {};
+    return { liveAllocations, liveBytes, liveStreams, liveEvents, livePools, upstreamBytes: upstreamCounts?.(upstream) };
+  };
+  // One resource (and its upstream) per call, disposed after the test; `gone()` disposes it and,
+  // where measurable, asserts it gave back everything it took.
   const make = () => {
     const upstream = adaptor ? keep(upstreamEntry.make()) : undefined;
-    return { mr: keep(adaptor ? factory(upstream) : factory()), upstream };
+    const before = measurable ? measure(upstream) : undefined;
+    const mr = keep(adaptor ? factory(upstream) : factory());
+    const gone = () => {
+      mr[Symbol.dispose]();
+      if (measurable) expect(measure(upstream)).toEqual(before);
+    };
+    return { mr, upstream, gone };
   };
   const maxAllocation = options.maxAllocation ?? Number.MAX_SAFE_INTEGER;
   const maxRandomSize = Math.min(options.maxRandomSize ?? 4 * MiB, maxAllocation);
@@ -303,7 +323,7 @@ function defineCases(name, factory, upstreamEntry, options) {
   });
 
   test('alignment', 'hands out distinct, non-overlapping, 256-byte aligned memory on the default stream and on a stream', () => {
-    const { mr } = make();
+    const { mr, gone } = make();
     const stream = new Stream();
     const sizes = [1, 4, 8, 8, 255, 256, 257, 1000, KiB, 4 * KiB, 65 * KiB, MiB].filter((size) => size <= maxAllocation);
     for (const on of [undefined, stream]) {
@@ -314,10 +334,11 @@ function defineCases(name, factory, upstreamEntry, options) {
     stream.synchronize();
     stream[Symbol.dispose]();
     settled(mr);
+    gone();
   });
 
   test('zeroBytes', 'allocates 0 bytes as 0n and deallocates (0n, 0), on the default stream and on a stream', () => {
-    const { mr } = make();
+    const { mr, gone } = make();
     const stream = new Stream();
     for (const on of [undefined, stream]) {
       expect(mr.allocate(0, on)).toBe(0n);
@@ -328,10 +349,11 @@ function defineCases(name, factory, upstreamEntry, options) {
     empty.free();
     stream[Symbol.dispose]();
     settled(mr);
+    gone();
   });
 
   test('outOfMemory', 'an impossible request (1 PiB) is OutOfMemoryError ERR_RMM_OUT_OF_MEMORY on any stream, and it stays usable', () => {
-    const { mr } = make();
+    const { mr, gone } = make();
     const stream = new Stream();
     for (const on of [undefined, stream]) {
       const error = expectError(() => mr.allocate(PiB, on), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
@@ -342,33 +364,34 @@ function defineCases(name, factory, upstreamEntry, options) {
     roundTrip(mr, smallSize, 2);
     stream[Symbol.dispose]();
     settled(mr);
+    gone();
   });
 
   if (options.maxAllocation !== undefined) {
     test('maxAllocation', `serves ${options.maxAllocation} bytes (its maximum allocation); one more is OutOfMemoryError`, () => {
-      const { mr } = make();
+      const { mr, gone } = make();
       const ptr = mr.allocate(maxAllocation);
       expectPlaced([ptr], [maxAllocation]);
       mr.deallocate(ptr, maxAllocation);
       expectError(() => mr.allocate(maxAllocation + 1), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
       settled(mr);
+      gone();
     });
   }
 
   for (const [where, offset] of [['the default stream', 0], ['a stream', 1]]) {
     test('randomSequence', `a random allocate/free sequence on ${where} (1 B to ${maxRandomSize} B, patterns checked) keeps every byte`, () => {
-      if (!seedPrinted) console.log(`conformance: random sequences from RMMJS_TEST_SEED=${conformanceSeed}`);
-      seedPrinted = true;
-      const { mr } = make();
+      const { mr, gone } = make();
       const stream = offset === 0 ? undefined : new Stream();
       randomSequence(mr, { seed: conformanceSeed + offset, stream, maxSize: maxRandomSize });
       stream?.[Symbol.dispose]();
       settled(mr);
+      gone();
     });
   }
 
   test('streams', 'memory freed on one stream is reused on another; what each stream wrote is intact after synchronisation', () => {
-    const { mr } = make();
+    const { mr, gone } = make();
     const [a, b] = [new Stream(), new Stream()];
     const kept = new DeviceBuffer({ data: fillPattern(smallSize, 1), mr, stream: a });
     new DeviceBuffer({ data: fillPattern(smallSize, 2), mr, stream: a }).free();
@@ -393,10 +416,11 @@ function defineCases(name, factory, upstreamEntry, options) {
     a[Symbol.dispose]();
     b[Symbol.dispose]();
     settled(mr);
+    gone();
   });
 
   test('streams', 'allocates, keeps bytes and frees on the default, legacy default and per-thread default streams', () => {
-    const { mr } = make();
+    const { mr, gone } = make();
     for (const [i, stream] of [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM].entries()) {
       const ptr = mr.allocate(1000, stream);
       expectPlaced([ptr], [1000]);
@@ -404,10 +428,11 @@ function defineCases(name, factory, upstreamEntry, options) {
       roundTrip(mr, smallSize, 10 + i, stream);
     }
     settled(mr);
+    gone();
   });
 
   test('currentResource', 'works as the current device resource: DeviceBuffers allocate from it; the previous one comes back', () => {
-    const { mr } = make();
+    const { mr, gone } = make();
     const previous = setCurrentDeviceResource(mr);
     try {
       expect(getCurrentDeviceResource()).toBe(mr);
@@ -422,6 +447,7 @@ function defineCases(name, factory, upstreamEntry, options) {
     }
     expect(getCurrentDeviceResource()).toBe(previous);
     settled(mr);
+    gone();
   });
 
   // Worker threads reach the resource through the registry, as RMM's multithreaded tests do.
@@ -435,7 +461,7 @@ function defineCases(name, factory, upstreamEntry, options) {
   };
 
   test('workers', 'three worker threads share it as the current device resource (patterns checked, counts balance)', async () => {
-    const { mr } = make();
+    const { mr, gone } = make();
     const maxSize = Math.min(256 * KiB, maxAllocation);
     const results = await asCurrent(mr, () =>
       Promise.all(
@@ -452,10 +478,11 @@ function defineCases(name, factory, upstreamEntry, options) {
       expect(seen.allocations).toBeGreaterThan(0);
     }
     settled(mr);
+    gone();
   });
 
   test('workers', 'memory allocated on one thread is freed on another', async () => {
-    const { mr } = make();
+    const { mr, gone } = make();
     const size = Math.min(16 * KiB, maxAllocation);
     const sizes = Array(8).fill(size);
     const mine = sizes.map(() => mr.allocate(size));
@@ -470,10 +497,11 @@ function defineCases(name, factory, upstreamEntry, options) {
     expectPlaced(theirs, sizes);
     for (const ptr of theirs) mr.deallocate(ptr, size);
     settled(mr);
+    gone();
   });
 
   test('workers', "one worker frees what another allocates while both run (RMM's AllocFreeDifferentThreads: per-thread default streams, then streams of their own)", async () => {
-    const { mr } = make();
+    const { mr, gone } = make();
     const count = 100;
     for (const ownStreams of [false, true]) {
       const slots = new SharedArrayBuffer(8 * (1 + 2 * count));
@@ -485,6 +513,7 @@ function defineCases(name, factory, upstreamEntry, options) {
       expect(new BigInt64Array(slots)[0]).toBe(BigInt(count));
     }
     settled(mr);
+    gone();
   });
 
   const equal = options.equalInstances ?? false;
@@ -552,33 +581,24 @@ function defineCases(name, factory, upstreamEntry, options) {
     for (const buffer of buffers) buffer.free();
   });
 
-  // Measurable on the fake driver (its live allocations, streams, events and pools) or where the
-  // upstream counts what it handed out.
-  const upstreamCounts = upstreamEntry?.counts;
-  if (onFake() || upstreamCounts !== undefined) {
+  if (measurable) {
     const what = onFake() ? 'every driver allocation, stream, event and pool' : 'all it took from its upstream';
     test('givesEverythingBack', `gives back ${what} once disposed and its buffers are freed`, () => {
-      const upstream = adaptor ? keep(upstreamEntry.make()) : undefined;
-      const measure = () => {
-        const { liveAllocations, liveBytes, liveStreams, liveEvents, livePools } = onFake() ? fakeCuda.stats() : {};
-        return { liveAllocations, liveBytes, liveStreams, liveEvents, livePools, upstreamBytes: upstreamCounts?.(upstream) };
-      };
-      const before = measure();
-      const mr = adaptor ? factory(upstream) : factory();
+      const { mr, gone } = make();
       const stream = new Stream();
       roundTrip(mr, smallSize, 1, stream);
       const ptrs = [100, 5000, smallSize].map((size) => [mr.allocate(size, stream), size]);
       for (const [ptr, size] of ptrs) mr.deallocate(ptr, size, stream);
       const kept = new DeviceBuffer({ data: fillPattern(1000, 2), mr, stream });
-      mr[Symbol.dispose]();
       stream[Symbol.dispose]();
+      mr[Symbol.dispose]();
       kept.free();
-      expect(measure()).toEqual(before);
+      gone();
     });
   }
 
-  test('badArguments', 'bad sizes, pointers and streams are the errors API.md gives, and allocate nothing', () => {
-    const { mr } = make();
+  test('badArguments', 'bad sizes (RangeError, TypeError), pointers and streams (TypeError) throw with their codes and allocate nothing', () => {
+    const { mr, gone } = make();
     for (const size of [-1, 1.5, NaN, Infinity, 2 ** 53]) {
       expectError(() => mr.allocate(size), RangeError, 'ERR_OUT_OF_RANGE', '"nbytes"');
       expectError(() => mr.deallocate(256n, size), RangeError, 'ERR_OUT_OF_RANGE', '"nbytes"');
@@ -597,5 +617,6 @@ function defineCases(name, factory, upstreamEntry, options) {
     }
     settled(mr);
     roundTrip(mr, 1000, 3);
+    gone();
   });
 }

@@ -108,7 +108,7 @@ export const itemSizes: number[];
 export const nelems: number[];
 
 // conformance.js
-export interface ConformanceOptions<U extends DeviceMemoryResource = DeviceMemoryResource> {
+export interface ConformanceOptions<R extends DeviceMemoryResource = DeviceMemoryResource> {
   /** An adaptor: the upstreams to run over (`upstreams(...)`); the factory gets each one's resource. */
   upstreams?: ResourceEntry[];
   /** Memory the host can read (required for base resources; adaptors: the upstream's). */
@@ -126,7 +126,7 @@ export interface ConformanceOptions<U extends DeviceMemoryResource = DeviceMemor
   /** Two resources from the factory compare equal with isEqual (default false: RMM's identity). */
   equalInstances?: boolean;
   /** Bytes it has handed out, where it counts them: asserted 0 after each case. */
-  counts?: (mr: any) => number;
+  counts?: (mr: R) => number;
   /** The package workers import so that they see its class (default: the package under test). */
   package?: string;
   /** Cases it legitimately cannot do, and why (the case is listed as skipped with the reason). */
@@ -134,8 +134,15 @@ export interface ConformanceOptions<U extends DeviceMemoryResource = DeviceMemor
 }
 export const conformanceCases: ConformanceCase[];
 export const conformanceSeed: number;
-export function describeConformance(
+/** An adaptor, run over each of `options.upstreams`. */
+export function describeConformance<R extends DeviceMemoryResource>(
   name: string,
-  factory: (upstream: any) => DeviceMemoryResource,
-  options?: ConformanceOptions & Record<string, unknown>,
+  factory: (upstream: DeviceMemoryResource) => R,
+  options: ConformanceOptions<R> & { upstreams: ResourceEntry[] },
+): void;
+/** A base resource. */
+export function describeConformance<R extends DeviceMemoryResource>(
+  name: string,
+  factory: () => R,
+  options: ConformanceOptions<R> & { hostAccessible: boolean },
 ): void;

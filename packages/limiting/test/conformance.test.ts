@@ -4,5 +4,5 @@ import { MiB, describeConformance, upstreams } from '@rmmjs/test-helpers';
 
 describeConformance('LimitingResourceAdaptor', (upstream) => new LimitingResourceAdaptor(upstream, 128 * MiB), {
   upstreams: upstreams('the current device resource', 'CudaAsyncMemoryResource'),
-  counts: (mr: LimitingResourceAdaptor) => mr.getAllocatedBytes(),
+  counts: (mr) => mr.getAllocatedBytes(),
 });

@@ -4,5 +4,5 @@ import { describeConformance, upstreams } from '@rmmjs/test-helpers';
 
 describeConformance('TrackingResourceAdaptor', (upstream) => new TrackingResourceAdaptor(upstream), {
   upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'ManagedMemoryResource'),
-  counts: (mr: TrackingResourceAdaptor) => mr.getAllocatedBytes(),
+  counts: (mr) => mr.getAllocatedBytes(),
 });
