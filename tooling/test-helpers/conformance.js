@@ -141,14 +141,39 @@ function randomSequence(mr, { seed, stream, maxSize, steps = 160, maxLive = 12 }
   }
 }
 
+// Shared slots of the worker cases (a BigInt64Array over a SharedArrayBuffer). Workers wait
+// with Atomics.wait; the main thread polls, since its event loop must keep running.
+const READY = 0; // workers that have started
+const GO = 1; // set by the main thread once all have started
+const PUBLISHED = 2; // blocks the producer published (-1 when it failed)
+const FIRST_BLOCK = 3; // then (pointer, size) pairs
+
+const waitInWorker = `
+  const waitFor = (slots, index, done) => {
+    for (let value; !done((value = Atomics.load(slots, index))); ) {
+      if (value < 0n) throw new Error('the main thread failed');
+      if (Atomics.wait(slots, index, value, 20000) === 'timed-out') throw new Error('nothing from the main thread in 20 s');
+    }
+  };`;
+
+/** Resolves once `count` workers have started (or rejects with the first that failed), then lets them go. */
+async function startTogether(slots, count, workers) {
+  while (Atomics.load(slots, READY) < BigInt(count)) await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, 2))]);
+  Atomics.store(slots, GO, 1n);
+  Atomics.notify(slots, GO);
+}
+
 // In a worker (runInWorker): the random sequence through the current device resource, on
-// workerData.streamKind ('default', 'stream' or 'perThread'); returns what the main thread checks.
+// workerData.streamKind ('stream' or 'perThread'), once the main thread says go; returns what the
+// main thread checks.
 const workerSequence = `
   ${random}
   ${fillPattern}
   ${randomSize}
+  ${waitInWorker}
   const { seed, steps, maxSize, streamKind } = workerData;
-  const stream = streamKind === 'stream' ? new core.Stream() : streamKind === 'perThread' ? core.PER_THREAD_DEFAULT_STREAM : undefined;
+  const slots = new BigInt64Array(workerData.slots);
+  const stream = streamKind === 'stream' ? new core.Stream() : core.PER_THREAD_DEFAULT_STREAM;
   const mr = core.getCurrentDeviceResource();
   const next = random(seed);
   const live = [];
@@ -160,6 +185,8 @@ const workerSequence = `
     buffer.free();
     seen.frees++;
   };
+  Atomics.add(slots, ${READY}, 1n);
+  waitFor(slots, ${GO}, (go) => go === 1n);
   for (let step = 0; step < steps; step++) {
     if (live.length >= 8 || (live.length > 0 && next() < 0.47)) {
       release(Math.floor(next() * live.length));
@@ -176,46 +203,27 @@ const workerSequence = `
   if (streamKind === 'stream') stream[Symbol.dispose]();
   return seen;`;
 
-// In two workers at once (runInWorker), RMM's async_allocate_loop / async_deallocate_loop: the
-// producer allocates workerData.count blocks of random sizes on its stream and publishes each
-// (pointer, size) in the shared slots once its stream is done; the consumer frees each on its
-// own stream as it appears. slots[0] counts what was published (-1 when the producer failed).
-const producerConsumer = `
-  ${random}
-  const { role, slots: buffer, count, maxSize, seed, ownStreams } = workerData;
-  const slots = new BigInt64Array(buffer);
+// In a worker: RMM's async_deallocate_loop. It frees each block the main thread publishes, on a
+// stream of its own, as it appears; then allocates workerData.count blocks of workerData.size for
+// the main thread to free.
+const workerConsumer = `
+  ${waitInWorker}
+  const { count, size } = workerData;
+  const slots = new BigInt64Array(workerData.slots);
   const mr = core.getCurrentDeviceResource();
-  const stream = ownStreams ? new core.Stream() : core.PER_THREAD_DEFAULT_STREAM;
+  const stream = new core.Stream();
   try {
-    if (role === 'producer') {
-      const next = random(seed);
-      for (let i = 0; i < count; i++) {
-        const size = 1 + Math.floor(next() * maxSize);
-        const ptr = mr.allocate(size, stream);
-        stream.synchronize();
-        slots[1 + 2 * i] = ptr;
-        slots[2 + 2 * i] = BigInt(size);
-        Atomics.store(slots, 0, BigInt(i + 1));
-        Atomics.notify(slots, 0);
-      }
-    } else {
-      for (let i = 0; i < count; i++) {
-        for (let published; (published = Atomics.load(slots, 0)) <= BigInt(i); ) {
-          if (published < 0n) throw new Error('the producer failed');
-          if (Atomics.wait(slots, 0, published, 20000) === 'timed-out') throw new Error('no block from the producer in 20 s');
-        }
-        mr.deallocate(slots[1 + 2 * i], Number(slots[2 + 2 * i]), stream);
-      }
-      stream.synchronize();
+    Atomics.add(slots, ${READY}, 1n);
+    for (let i = 0; i < count; i++) {
+      waitFor(slots, ${PUBLISHED}, (published) => published > BigInt(i));
+      mr.deallocate(slots[${FIRST_BLOCK} + 2 * i], Number(slots[${FIRST_BLOCK} + 2 * i + 1]), stream);
     }
-  } catch (error) {
-    Atomics.store(slots, 0, -1n);
-    Atomics.notify(slots, 0);
-    throw error;
+    const theirs = Array.from({ length: 8 }, () => mr.allocate(size, stream));
+    stream.synchronize();
+    return theirs;
   } finally {
-    if (ownStreams) stream[Symbol.dispose]();
-  }
-  return role;`;
+    stream[Symbol.dispose]();
+  }`;
 
 // What `cannot[name]` declares for this backend: the reason, or undefined when the case runs.
 function cannotReason(cannot, name) {
@@ -451,66 +459,70 @@ function defineCases(name, factory, upstreamEntry, options) {
   });
 
   // Worker threads reach the resource through the registry, as RMM's multithreaded tests do.
-  const asCurrent = async (mr, fn) => {
+  test('workers', 'two worker threads and the main thread use it at once as the current device resource (patterns checked, counts balance)', async () => {
+    const { mr, gone } = make();
+    const maxSize = Math.min(256 * KiB, maxAllocation);
+    const slots = new BigInt64Array(new SharedArrayBuffer(8 * 2));
     const previous = setCurrentDeviceResource(mr);
     try {
-      return await fn();
+      const workers = Promise.all(
+        ['stream', 'perThread'].map((streamKind, i) =>
+          runInWorker(workerSequence, {
+            modules: workerModules,
+            workerData: { slots: slots.buffer, seed: conformanceSeed + 10 + i, steps: 80, maxSize, streamKind },
+          }),
+        ),
+      );
+      try {
+        await startTogether(slots, 2, workers);
+        randomSequence(getCurrentDeviceResource(), { seed: conformanceSeed + 12, maxSize, steps: 80 });
+      } finally {
+        Atomics.store(slots, GO, 1n);
+        Atomics.notify(slots, GO);
+      }
+      for (const seen of await workers) {
+        expect(seen).toEqual({ className: name, sameResource: true, allocations: seen.frees, frees: seen.frees, misaligned: 0, changed: 0 });
+        expect(seen.allocations).toBeGreaterThan(0);
+      }
     } finally {
       setCurrentDeviceResource(previous);
     }
-  };
-
-  test('workers', 'three worker threads share it as the current device resource (patterns checked, counts balance)', async () => {
-    const { mr, gone } = make();
-    const maxSize = Math.min(256 * KiB, maxAllocation);
-    const results = await asCurrent(mr, () =>
-      Promise.all(
-        ['default', 'stream', 'perThread'].map((streamKind, i) =>
-          runInWorker(workerSequence, {
-            modules: workerModules,
-            workerData: { seed: conformanceSeed + 10 + i, steps: 80, maxSize, streamKind },
-          }),
-        ),
-      ),
-    );
-    for (const seen of results) {
-      expect(seen).toEqual({ className: name, sameResource: true, allocations: seen.frees, frees: seen.frees, misaligned: 0, changed: 0 });
-      expect(seen.allocations).toBeGreaterThan(0);
-    }
     settled(mr);
     gone();
   });
 
-  test('workers', 'memory allocated on one thread is freed on another', async () => {
-    const { mr, gone } = make();
-    const size = Math.min(16 * KiB, maxAllocation);
-    const sizes = Array(8).fill(size);
-    const mine = sizes.map(() => mr.allocate(size));
-    const theirs = await asCurrent(mr, () =>
-      runInWorker(
-        `const mr = core.getCurrentDeviceResource();
-         for (const ptr of workerData.mine) mr.deallocate(ptr, workerData.size);
-         return workerData.mine.map(() => mr.allocate(workerData.size));`,
-        { modules: workerModules, workerData: { mine, size } },
-      ),
-    );
-    expectPlaced(theirs, sizes);
-    for (const ptr of theirs) mr.deallocate(ptr, size);
-    settled(mr);
-    gone();
-  });
-
-  test('workers', "one worker frees what another allocates while both run (RMM's AllocFreeDifferentThreads: per-thread default streams, then streams of their own)", async () => {
+  test('workers', "a worker frees, on its stream, what the main thread allocates on another while both run, and the other way (RMM's AllocFreeDifferentThreads)", async () => {
     const { mr, gone } = make();
     const count = 100;
-    for (const ownStreams of [false, true]) {
-      const slots = new SharedArrayBuffer(8 * (1 + 2 * count));
-      const workerData = { slots, count, maxSize: Math.min(MiB, maxAllocation), seed: conformanceSeed + 20, ownStreams };
-      const roles = await asCurrent(mr, () =>
-        Promise.all(['producer', 'consumer'].map((role) => runInWorker(producerConsumer, { modules: workerModules, workerData: { ...workerData, role } }))),
-      );
-      expect(roles).toEqual(['producer', 'consumer']);
-      expect(new BigInt64Array(slots)[0]).toBe(BigInt(count));
+    const size = Math.min(16 * KiB, maxAllocation);
+    const slots = new BigInt64Array(new SharedArrayBuffer(8 * (FIRST_BLOCK + 2 * count)));
+    const stream = new Stream();
+    const previous = setCurrentDeviceResource(mr);
+    try {
+      const consumer = runInWorker(workerConsumer, { modules: workerModules, workerData: { slots: slots.buffer, count, size } });
+      try {
+        await startTogether(slots, 1, consumer);
+        const next = random(conformanceSeed + 20);
+        for (let i = 0; i < count; i++) {
+          const nbytes = randomSize(next, Math.min(MiB, maxAllocation));
+          slots[FIRST_BLOCK + 2 * i] = mr.allocate(nbytes, stream);
+          slots[FIRST_BLOCK + 2 * i + 1] = BigInt(nbytes);
+          stream.synchronize();
+          Atomics.store(slots, PUBLISHED, BigInt(i + 1));
+          Atomics.notify(slots, PUBLISHED);
+        }
+      } catch (error) {
+        Atomics.store(slots, PUBLISHED, -1n);
+        Atomics.notify(slots, PUBLISHED);
+        await consumer.catch(() => {}); // it stops on -1
+        throw error;
+      }
+      const theirs = await consumer;
+      expectPlaced(theirs, Array(theirs.length).fill(size));
+      for (const ptr of theirs) mr.deallocate(ptr, size);
+    } finally {
+      setCurrentDeviceResource(previous);
+      stream[Symbol.dispose]();
     }
     settled(mr);
     gone();
