@@ -360,12 +360,14 @@ function defineCases(name, factory, upstreamEntry, options) {
     gone();
   });
 
-  test('outOfMemory', 'an impossible request (1 PiB) is OutOfMemoryError ERR_RMM_OUT_OF_MEMORY on any stream, and it stays usable', () => {
+  test('outOfMemory', 'impossible requests (1 PiB, 2^53 - 1 bytes) are OutOfMemoryError ERR_RMM_OUT_OF_MEMORY on any stream, and it stays usable', () => {
     const { mr, gone } = make();
     const stream = new Stream();
     for (const on of [undefined, stream]) {
-      const error = expectError(() => mr.allocate(PiB, on), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
-      expect(error).toBeInstanceOf(RMMError);
+      for (const nbytes of [PiB, Number.MAX_SAFE_INTEGER]) {
+        const error = expectError(() => mr.allocate(nbytes, on), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
+        expect(error).toBeInstanceOf(RMMError);
+      }
     }
     settled(mr);
     roundTrip(mr, 1000, 1, stream);
