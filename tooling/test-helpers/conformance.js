@@ -99,6 +99,18 @@ function expectError(fn, Class, code, text) {
   return error;
 }
 
+/** Runs fn on the default stream (undefined) and on a new stream, then synchronises and disposes that. */
+function onDefaultAndNewStream(fn) {
+  const stream = new Stream();
+  try {
+    fn(undefined);
+    fn(stream);
+    stream.synchronize();
+  } finally {
+    stream[Symbol.dispose]();
+  }
+}
+
 /** A DeviceBuffer with a pattern over mr on stream, read back and freed. */
 function roundTrip(mr, size, seed, stream) {
   const data = fillPattern(size, seed);
@@ -332,47 +344,39 @@ function defineCases(name, factory, upstreamEntry, options) {
 
   test('alignment', 'hands out distinct, non-overlapping, 256-byte aligned memory on the default stream and on a stream', () => {
     const { mr, gone } = make();
-    const stream = new Stream();
     const sizes = [1, 4, 8, 8, 255, 256, 257, 1000, KiB, 4 * KiB, 65 * KiB, MiB].filter((size) => size <= maxAllocation);
-    for (const on of [undefined, stream]) {
-      const ptrs = sizes.map((size) => mr.allocate(size, on));
+    onDefaultAndNewStream((stream) => {
+      const ptrs = sizes.map((size) => mr.allocate(size, stream));
       expectPlaced(ptrs, sizes);
-      ptrs.forEach((ptr, i) => mr.deallocate(ptr, sizes[i], on));
-    }
-    stream.synchronize();
-    stream[Symbol.dispose]();
+      ptrs.forEach((ptr, i) => mr.deallocate(ptr, sizes[i], stream));
+    });
     settled(mr);
     gone();
   });
 
   test('zeroBytes', 'allocates 0 bytes as 0n and deallocates (0n, 0), on the default stream and on a stream', () => {
     const { mr, gone } = make();
-    const stream = new Stream();
-    for (const on of [undefined, stream]) {
-      expect(mr.allocate(0, on)).toBe(0n);
-      mr.deallocate(0n, 0, on);
-    }
-    const empty = new DeviceBuffer({ size: 0, mr });
-    expect([empty.ptr, empty.size]).toEqual([0n, 0]);
-    empty.free();
-    stream[Symbol.dispose]();
+    onDefaultAndNewStream((stream) => {
+      expect(mr.allocate(0, stream)).toBe(0n);
+      mr.deallocate(0n, 0, stream);
+      const empty = new DeviceBuffer({ size: 0, mr, stream });
+      expect([empty.ptr, empty.size]).toEqual([0n, 0]);
+      empty.free();
+    });
     settled(mr);
     gone();
   });
 
   test('outOfMemory', 'impossible requests (1 PiB, 2^53 - 1 bytes) are OutOfMemoryError ERR_RMM_OUT_OF_MEMORY on any stream, and it stays usable', () => {
     const { mr, gone } = make();
-    const stream = new Stream();
-    for (const on of [undefined, stream]) {
+    onDefaultAndNewStream((stream) => {
       for (const nbytes of [PiB, Number.MAX_SAFE_INTEGER]) {
-        const error = expectError(() => mr.allocate(nbytes, on), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
+        const error = expectError(() => mr.allocate(nbytes, stream), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
         expect(error).toBeInstanceOf(RMMError);
       }
-    }
-    settled(mr);
-    roundTrip(mr, 1000, 1, stream);
-    roundTrip(mr, smallSize, 2);
-    stream[Symbol.dispose]();
+      settled(mr);
+      roundTrip(mr, smallSize, 1, stream);
+    });
     settled(mr);
     gone();
   });
