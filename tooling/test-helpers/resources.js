@@ -29,6 +29,9 @@ export const PAGEABLE_MEMORY_ACCESS = 88;
 /** Whether system memory works here: always in host mode, on a GPU with pageable memory access. */
 export const pageableMemoryAccess = () => !withCuda() || cuda.deviceAttribute(PAGEABLE_MEMORY_ACCESS) === 1;
 
+const notADependency = (name) =>
+  `${name} is not a dependency of the package under test: add "${name}": "workspace:*" to its devDependencies`;
+
 /**
  * @rmmjs/limiting's adaptor over `upstream` (default: the current device resource): its
  * `getAllocatedBytes()` counts what the resources above it took. The package under test must
@@ -39,10 +42,7 @@ export function counting(upstream = getCurrentDeviceResource(), limit = 200 * Mi
   return new limiting.LimitingResourceAdaptor(upstream, limit);
 }
 
-const notADependency = (name) =>
-  `${name} is not a dependency of the package under test: add "${name}": "workspace:*" to its devDependencies`;
 const inAnyMode = () => true;
-// A real GPU can hang when asked for more managed memory than it has.
 const noHugeManagedRequests = { outOfMemory: { on: ['gpu'], why: 'a GPU can hang when asked for more managed memory than it has' } };
 
 /**
