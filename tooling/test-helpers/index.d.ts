@@ -1,5 +1,13 @@
+import type { DeviceMemoryResource, UpstreamResourceAdaptor } from '@rmmjs/core';
+
 export { fakeCuda, libraryPath as fakeCudaLibraryPath } from '@rmmjs/fake-cuda';
+
+// basics.js
 export type Backend = 'host' | 'fake' | 'gpu';
+export const KiB: number;
+export const MiB: number;
+export const GiB: number;
+export const PiB: number;
 export function backend(): Backend;
 export function onHost(): boolean;
 export function onFake(): boolean;
@@ -8,11 +16,133 @@ export function withCuda(): boolean;
 export function pattern(length: number, seed: number): Uint8Array;
 export function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number;
 export function expectBytes(actual: ArrayLike<number>, expected: ArrayLike<number>): void;
+export function equalBytes(a: ArrayBufferView, b: ArrayBufferView): boolean;
 export function random(seed: number): () => number;
 export function thrown(fn: () => unknown): any;
 export function rejected(promise: Promise<unknown>): Promise<any>;
 export function resolveFromPackage(name: string): string;
+export function importFromPackage(name: string): Promise<any>;
+export const packageUnderTest: { name: string; [key: string]: unknown };
+export function packageUses(name: string): boolean;
+
+// workers.js
 export function runInWorker(
   source: string,
   options?: { modules?: Record<string, string>; workerData?: unknown },
 ): Promise<any>;
+export interface ProcessRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** With `debugLog`: the text of the debug log ('' when nothing was logged). */
+  log?: string;
+}
+export function runInProcess(
+  code: string,
+  options?: {
+    modules?: Record<string, string>;
+    env?: Record<string, string | undefined>;
+    nodeArgs?: string[];
+    debugLog?: boolean;
+  },
+): ProcessRun;
+
+// resources.js
+/** A conformance case a resource cannot do: why, everywhere or only on some backends. */
+export type CannotReason = string | { on: Backend[]; why: string };
+export type ConformanceCase =
+  | 'identity'
+  | 'alignment'
+  | 'zeroBytes'
+  | 'outOfMemory'
+  | 'maxAllocation'
+  | 'randomSequence'
+  | 'streams'
+  | 'currentResource'
+  | 'workers'
+  | 'isEqual'
+  | 'upstream'
+  | 'dispose'
+  | 'givesEverythingBack'
+  | 'badArguments';
+
+export interface ResourceEntry {
+  name: string;
+  make: () => DeviceMemoryResource;
+  /** Whether this backend can construct it. */
+  available: () => boolean;
+  needsCuda: boolean;
+  needsPageableMemoryAccess: boolean;
+  /** Memory the host can read directly. */
+  hostAccessible: boolean;
+  /** CUDA managed memory (the only memory a prefetch moves). */
+  managed: boolean;
+  /** Two instances compare equal with isEqual. */
+  equalInstances: boolean;
+  /** Made for the caller, who disposes it (false for the current device resource). */
+  owned: boolean;
+  /** Bytes it has handed out, where it counts them. */
+  counts?: (mr: any) => number;
+  cannot: Partial<Record<ConformanceCase, CannotReason>>;
+}
+/** An entry of the shared table (kept as the name the suites used). */
+export type UpstreamCase = ResourceEntry;
+
+export const PAGEABLE_MEMORY_ACCESS: number;
+export function pageableMemoryAccess(): boolean;
+export const resourceTable: ResourceEntry[];
+export function coreResources(): ResourceEntry[];
+export function upstreams(...names: string[]): ResourceEntry[];
+
+/** @rmmjs/limiting's adaptor as a byte counter (needs @rmmjs/limiting in devDependencies). */
+export interface CountingAdaptor extends UpstreamResourceAdaptor {
+  getAllocatedBytes(): number;
+  getAllocationLimit(): number;
+}
+export function counting(upstream?: DeviceMemoryResource, limit?: number | string): CountingAdaptor;
+export function disposeAfterEach(): <T extends Disposable>(item: T) => T;
+export function restoreCurrentDeviceResourceAfterEach(): DeviceMemoryResource;
+export function enableFakePageableMemoryAccess(): () => void;
+export function arrayTester(nbytes: number, seed: number, mr?: DeviceMemoryResource): void;
+export const itemSizes: number[];
+export const nelems: number[];
+
+// conformance.js
+export interface ConformanceOptions<R extends DeviceMemoryResource = DeviceMemoryResource> {
+  /** An adaptor: the upstreams to run over (`upstreams(...)`); the factory gets each one's resource. */
+  upstreams?: ResourceEntry[];
+  /** Memory the host can read (required for base resources; adaptors: the upstream's). */
+  hostAccessible?: boolean;
+  /** Cannot exist in host mode: there, the suite checks construction is ERR_CUDA_DRIVER_NOT_FOUND. */
+  needsCuda?: boolean;
+  /** Needs pageable memory access: turned on on the fake driver; skipped on GPUs without it. */
+  needsPageableMemoryAccess?: boolean;
+  /** Whether this backend can construct it (default: yes). */
+  available?: () => boolean;
+  /** The largest request it serves; one byte more must be OutOfMemoryError. */
+  maxAllocation?: number;
+  /** The largest request of the random sequences (default 4 MiB, at most maxAllocation). */
+  maxRandomSize?: number;
+  /** Two resources from the factory compare equal with isEqual (default false: RMM's identity). */
+  equalInstances?: boolean;
+  /** Bytes it has handed out, where it counts them: asserted 0 after each case. */
+  counts?: (mr: R) => number;
+  /** The package workers import so that they see its class (default: the package under test). */
+  package?: string;
+  /** Cases it legitimately cannot do, and why (the case is listed as skipped with the reason). */
+  cannot?: Partial<Record<ConformanceCase, CannotReason>>;
+}
+export const conformanceCases: ConformanceCase[];
+export const conformanceSeed: number;
+/** An adaptor, run over each of `options.upstreams`. */
+export function describeConformance<R extends DeviceMemoryResource>(
+  name: string,
+  factory: (upstream: DeviceMemoryResource) => R,
+  options: ConformanceOptions<R> & { upstreams: ResourceEntry[] },
+): void;
+/** A base resource. */
+export function describeConformance<R extends DeviceMemoryResource>(
+  name: string,
+  factory: () => R,
+  options: ConformanceOptions<R> & { hostAccessible: boolean },
+): void;

@@ -10,10 +10,10 @@ import {
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
-import { expectBytes, pattern, random, thrown } from '@rmmjs/test-helpers';
+import { KiB, MiB, disposeAfterEach, expectBytes, pattern, random, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { arenaSummary } from '@rmmjs/arena';
-import { KiB, MiB, disposeAfterEach, offset, upstreamCases } from './upstreams.js';
+import { offset, upstreamCases } from './upstreams.js';
 
 const noRoom = (bytes: string) => `Maximum pool size exceeded (failed to allocate ${bytes}): No room in arena.`;
 

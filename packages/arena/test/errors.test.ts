@@ -1,10 +1,5 @@
 // Bad arguments, driver failures (fake driver fault injection), upstream memory returned on
 // dispose, the default arena size, and the memory dump on failure.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   CudaError,
   CudaMemoryResource,
@@ -17,10 +12,9 @@ import {
   getCurrentDeviceResource,
 } from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
-import { fakeCuda, onFake, onHost, resolveFromPackage, thrown } from '@rmmjs/test-helpers';
+import { MiB, disposeAfterEach, fakeCuda, onFake, onHost, runInProcess, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { arenaSummary } from '@rmmjs/arena';
-import { MiB, disposeAfterEach } from './upstreams.js';
 
 const keep = disposeAfterEach();
 const base = () => getCurrentDeviceResource();
@@ -240,15 +234,9 @@ describe.runIf(onFake())('upstream memory and driver objects are returned (fake 
 describe('dumpLogOnFailure', () => {
   // In a child process: RMM_DEBUG_LOG_FILE is read when the logger starts.
   function runWithLog(dump: boolean, level?: number) {
-    const dir = mkdtempSync(join(tmpdir(), 'rmmjs-arena-'));
-    const log = join(dir, 'debug.log');
-    const core = pathToFileURL(resolveFromPackage('@rmmjs/core')).href;
-    const internal = pathToFileURL(join(resolveFromPackage('@rmmjs/core'), '..', 'internal.js')).href;
-    const arena = new URL('../dist/index.js', import.meta.url).href;
     const script = `
-      const core = await import(${JSON.stringify(core)});
-      const { native } = await import(${JSON.stringify(internal)});
-      const { ArenaMemoryResource } = await import(${JSON.stringify(arena)});
+      const { native } = internal;
+      const { ArenaMemoryResource } = arena;
       ${level === undefined ? '' : `native.setLogLevel(${level});`}
       const mr = new ArenaMemoryResource(core.getCurrentDeviceResource(), { arenaSize: '1 MiB', dumpLogOnFailure: ${dump} });
       const streams = [new core.Stream(), new core.Stream()];
@@ -256,18 +244,8 @@ describe('dumpLogOnFailure', () => {
       const kept = mr.allocate(64 * 1024);
       try { mr.allocate(8 * 1024 * 1024); } catch (e) { console.log(e.code + ': ' + e.message); }
       mr.deallocate(kept, 64 * 1024);`;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      env: { ...process.env, RMM_DEBUG_LOG_FILE: log },
-      encoding: 'utf8',
-    });
-    let text = '';
-    try {
-      text = readFileSync(log, 'utf8');
-    } catch {
-      // no log file: nothing was logged
-    }
-    rmSync(dir, { recursive: true, force: true });
-    return { status: run.status, stdout: run.stdout.trim(), stderr: run.stderr, text };
+    const run = runInProcess(script, { modules: { internal: '@rmmjs/core/internal', arena: '@rmmjs/arena' }, debugLog: true });
+    return { status: run.status, stdout: run.stdout, stderr: run.stderr, text: run.log! };
   }
 
   const summary = (line: string) => line.replace(/^\[[^\]]*\]\[[^\]]*\]\[[^\]]*\] /, '');

@@ -3,10 +3,10 @@
 // after synchronisation. On the fake driver the synchronisations are counted.
 import { DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM, Stream } from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
-import { fakeCuda, onFake } from '@rmmjs/test-helpers';
+import { KiB, MiB, disposeAfterEach, fakeCuda, onFake } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { arenaSummary } from '@rmmjs/arena';
-import { KiB, MiB, disposeAfterEach, offset, upstreamCases } from './upstreams.js';
+import { offset, upstreamCases } from './upstreams.js';
 
 /** Driver calls made while fn runs (all zero off the fake driver). */
 function callsDuring(fn: () => void, symbols = ['cuStreamSynchronize', 'cuEventRecord', 'cuEventSynchronize']) {

@@ -1,43 +1,21 @@
 // One arena shared by worker_threads and native threads: each thread has its own arena, blocks
 // cross threads, exiting threads give their superblocks back, and no two live blocks overlap.
-import { Worker } from 'node:worker_threads';
-import { pathToFileURL } from 'node:url';
 import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
-import { resolveFromPackage } from '@rmmjs/test-helpers';
+import { KiB, MiB, disposeAfterEach, runInWorker } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { arenaSummary } from '@rmmjs/arena';
 import { nativeThreadsWorkload } from '@rmmjs/test-addon';
-import { KiB, MiB, disposeAfterEach } from './upstreams.js';
-
-const coreEntry = pathToFileURL(resolveFromPackage('@rmmjs/core')).href;
-const arenaEntry = new URL('../dist/index.js', import.meta.url).href;
 
 /**
  * Runs `source` (the body of an async function with `core`, `mr` (the current device resource,
  * as its class) and `data`) in a new worker; resolves with its result once the worker has exited.
  */
-async function runWorker(source: string, data: unknown = null): Promise<any> {
-  const worker = new Worker(
-    `const { parentPort, workerData } = await import('node:worker_threads');
-     const core = await import(${JSON.stringify(coreEntry)});
-     await import(${JSON.stringify(arenaEntry)});
-     const mr = core.getCurrentDeviceResource();
-     try { parentPort.postMessage({ ok: await (async (data) => { ${source} })(workerData) }); }
-     catch (e) { parentPort.postMessage({ error: e.code + ': ' + e.message }); }`,
-    { eval: true, workerData: data, type: 'module' } as never,
-  );
-  let message: any = { error: 'the worker exited without a result' };
-  worker.once('message', (received) => {
-    message = received;
+const runWorker = (source: string, data: unknown = null): Promise<any> =>
+  runInWorker(`const mr = core.getCurrentDeviceResource(); const data = workerData; ${source}`, {
+    modules: { arena: '@rmmjs/arena' },
+    workerData: data,
   });
-  await new Promise((resolve, reject) => {
-    worker.once('exit', resolve);
-    worker.once('error', reject);
-  });
-  if (message.error) throw new Error(message.error);
-  return message.ok;
-}
 
 // In a worker: DeviceBuffers of random sizes with their own patterns, up to 8 live, each checked
 // when freed. Returns [class name, blocks checked, mismatches].

@@ -11,9 +11,10 @@ import {
 } from '@rmmjs/core';
 import { BinningMemoryResource } from '@rmmjs/binning';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
+import { KiB, MiB, arrayTester, counting, itemSizes } from '@rmmjs/test-helpers';
 import { expectBytes, fakeCuda, onFake, pattern, random, thrown, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { KiB, MiB, arrayTester, availableUpstreams, counting, itemSizes } from './helpers.js';
+import { availableUpstreams } from './helpers.js';
 
 const base = () => getCurrentDeviceResource();
 const blockSizes = (mr: BinningMemoryResource) =>

@@ -4,8 +4,9 @@
 import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { BinningMemoryResource } from '@rmmjs/binning';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
+import { KiB, counting } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { KiB, counting, runWorker } from './helpers.js';
+import { runWorker } from './helpers.js';
 
 describe('BinningMemoryResource in worker threads', () => {
   it('an adopted wrapper: binMrs, addBin and allocations work from the native state', async () => {

@@ -14,11 +14,9 @@ import {
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { CallbackMemoryResource } from '@rmmjs/callback';
+import { LimitingResourceAdaptor } from '@rmmjs/limiting';
 import { expectBytes, fakeCuda, onFake, pattern, thrown, withCuda } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { limitingEntry } from './support.js';
-
-const { LimitingResourceAdaptor } = (await import(limitingEntry)) as typeof import('../../limiting/dist/index.js');
 
 type Call = ['allocate', number, Stream, bigint] | ['deallocate', bigint, number, Stream];
 

@@ -3,7 +3,8 @@
 import { DeviceBuffer, RMMError, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { CallbackMemoryResource } from '@rmmjs/callback';
 import { allocateOnNativeThread, allocateOnThreadPool } from '@rmmjs/test-addon';
-import { afterEach, describe, expect, it } from 'vitest';
+import { restoreCurrentDeviceResourceAfterEach } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
 import { callbackEntry, coreEntry, runNode, runWorker } from './support.js';
 
 const WRONG_THREAD = 9; // RMMJS_ERR_WRONG_THREAD
@@ -28,10 +29,7 @@ function counting() {
   return { calls, mr };
 }
 
-const previous = getCurrentDeviceResource();
-afterEach(() => {
-  setCurrentDeviceResource(previous);
-});
+const previous = restoreCurrentDeviceResourceAfterEach();
 
 describe.each([
   ['does not import @rmmjs/callback', false, 'DeviceMemoryResource'],

@@ -12,13 +12,12 @@ import {
   SystemMemoryResource,
   cuda,
 } from '@rmmjs/core';
-import { expectBytes, fakeCuda, onFake, pattern, rejected, thrown } from '@rmmjs/test-helpers';
+import { PAGEABLE_MEMORY_ACCESS, expectBytes, fakeCuda, onFake, pattern, rejected, thrown } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const CUDA_ERROR_INVALID_VALUE = 1;
 const CUDA_ERROR_OUT_OF_MEMORY = 2;
 const CUDA_ERROR_LAUNCH_FAILED = 719;
-const PAGEABLE_MEMORY_ACCESS = 88;
 const MEMPOOL_SUPPORTED_HANDLE_TYPES = 119;
 
 describe.runIf(onFake())('on the fake driver', () => {

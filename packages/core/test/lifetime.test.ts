@@ -1,9 +1,9 @@
 // Garbage collection is the fallback, and dropping references in any order is safe.
+import { resolveFromPackage } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
 import { runNode } from './run-node.js';
 
-const internalEntry = fileURLToPath(new URL('../dist/internal.js', import.meta.url));
+const internalEntry = resolveFromPackage('@rmmjs/core/internal');
 
 describe('lifetime', () => {
   it('unreachable buffers are freed by the collector', () => {

@@ -1,47 +1,15 @@
-// The resources of @rmmjs/core and where each one can run, for describe.each tables.
-import {
-  cuda,
-  CudaAsyncMemoryResource,
-  CudaAsyncViewMemoryResource,
-  CudaMemoryResource,
-  type DeviceMemoryResource,
-  ManagedMemoryResource,
-  PinnedHostMemoryResource,
-  SystemMemoryResource,
-} from '@rmmjs/core';
-import { withCuda } from '@rmmjs/test-helpers';
+// The resources of @rmmjs/core that this package's suites run over: entries of the shared table.
+import { resourceTable } from '@rmmjs/test-helpers';
 
-const PAGEABLE_MEMORY_ACCESS = 88;
+export { pageableMemoryAccess } from '@rmmjs/test-helpers';
 
-export interface ResourceCase {
-  name: string;
-  make: () => DeviceMemoryResource;
-  /** Whether this backend can construct it. */
-  available: () => boolean;
-  /** Memory the host can read directly. */
-  hostAccessible: boolean;
-}
-
-export const pageableMemoryAccess = () =>
-  !withCuda() || cuda.deviceAttribute(PAGEABLE_MEMORY_ACCESS) === 1;
-
-export const resourceCases: ResourceCase[] = [
-  { name: 'CudaMemoryResource', make: () => new CudaMemoryResource(), available: withCuda, hostAccessible: false },
-  { name: 'ManagedMemoryResource', make: () => new ManagedMemoryResource(), available: withCuda, hostAccessible: true },
-  { name: 'PinnedHostMemoryResource', make: () => new PinnedHostMemoryResource(), available: withCuda, hostAccessible: true },
-  {
-    name: 'CudaAsyncMemoryResource',
-    make: () => new CudaAsyncMemoryResource(),
-    available: withCuda,
-    hostAccessible: false,
-  },
-  {
-    name: 'CudaAsyncViewMemoryResource',
-    make: () => new CudaAsyncViewMemoryResource(cuda.getDefaultMemPool()),
-    available: withCuda,
-    hostAccessible: false,
-  },
-  { name: 'SystemMemoryResource', make: () => new SystemMemoryResource(), available: pageableMemoryAccess, hostAccessible: true },
+const names = [
+  'CudaMemoryResource',
+  'ManagedMemoryResource',
+  'PinnedHostMemoryResource',
+  'CudaAsyncMemoryResource',
+  'CudaAsyncViewMemoryResource',
+  'SystemMemoryResource',
 ];
-
+export const resourceCases = resourceTable.filter((c) => names.includes(c.name));
 export const availableCases = () => resourceCases.filter((c) => c.available());

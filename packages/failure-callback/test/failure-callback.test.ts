@@ -11,18 +11,13 @@ import {
   getCurrentDeviceResource,
   setCurrentDeviceResource,
 } from '@rmmjs/core';
+import { CallbackMemoryResource } from '@rmmjs/callback';
 import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
-import { expectBytes, fakeCuda, onFake, pattern, thrown } from '@rmmjs/test-helpers';
-import { afterEach, describe, expect, it } from 'vitest';
-import { callbackEntry, limitingEntry } from './support.js';
+import { LimitingResourceAdaptor } from '@rmmjs/limiting';
+import { expectBytes, fakeCuda, onFake, pattern, restoreCurrentDeviceResourceAfterEach, thrown } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
 
-const { LimitingResourceAdaptor } = (await import(limitingEntry)) as typeof import('../../limiting/dist/index.js');
-const { CallbackMemoryResource } = (await import(callbackEntry)) as typeof import('../../callback/dist/index.js');
-
-const previous = getCurrentDeviceResource();
-afterEach(() => {
-  setCurrentDeviceResource(previous);
-});
+const previous = restoreCurrentDeviceResourceAfterEach();
 
 /** A callback that answers `answers` in turn (then false) and records its calls. */
 function answering(...answers: boolean[]) {

@@ -9,11 +9,11 @@ import {
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
+import { LimitingResourceAdaptor } from '@rmmjs/limiting';
 import { allocateOnNativeThread, allocateOnThreadPool } from '@rmmjs/test-addon';
-import { afterEach, describe, expect, it } from 'vitest';
+import { restoreCurrentDeviceResourceAfterEach } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
 import { callbackEntry, coreEntry, failureCallbackEntry, limitingEntry, runWorker } from './support.js';
-
-const { LimitingResourceAdaptor } = (await import(limitingEntry)) as typeof import('../../limiting/dist/index.js');
 
 const OUT_OF_MEMORY = 1; // RMMJS_ERR_OUT_OF_MEMORY
 const notAsked = (message: string) =>
@@ -29,10 +29,7 @@ function limited() {
   return { calls, mr };
 }
 
-const previous = getCurrentDeviceResource();
-afterEach(() => {
-  setCurrentDeviceResource(previous);
-});
+const previous = restoreCurrentDeviceResourceAfterEach();
 
 describe.each([
   ['does not import @rmmjs/failure-callback', false, 'DeviceMemoryResource'],

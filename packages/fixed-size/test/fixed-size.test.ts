@@ -8,9 +8,10 @@ import {
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
+import { KiB, MiB, arrayTester, counting, itemSizes, nelems } from '@rmmjs/test-helpers';
 import { expectBytes, fakeCuda, onFake, pattern, random, thrown, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { KiB, MiB, arrayTester, availableUpstreams, counting, itemSizes, nelems } from './helpers.js';
+import { availableUpstreams } from './helpers.js';
 
 const base = () => getCurrentDeviceResource();
 

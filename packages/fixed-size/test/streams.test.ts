@@ -11,9 +11,8 @@ import {
   getCurrentDeviceResource,
 } from '@rmmjs/core';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
-import { expectBytes, fakeCuda, onFake, pattern, thrown, withCuda } from '@rmmjs/test-helpers';
+import { KiB, expectBytes, fakeCuda, onFake, pattern, thrown, withCuda } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KiB } from './helpers.js';
 
 const upstream = () => (withCuda() ? new CudaMemoryResource() : getCurrentDeviceResource());
 const calls = () => fakeCuda.stats().calls as Record<string, number>;

@@ -1,8 +1,9 @@
 // One FixedSizeMemoryResource shared by worker threads (the registry is process-wide).
 import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
+import { KiB, counting } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { KiB, counting, runWorker } from './helpers.js';
+import { runWorker } from './helpers.js';
 
 describe('FixedSizeMemoryResource in worker threads', () => {
   it('a worker sees the resource as a FixedSizeMemoryResource with its block size and upstream', async () => {

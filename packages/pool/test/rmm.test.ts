@@ -2,17 +2,16 @@
 // and growth under an upstream that refuses memory.
 import { CudaMemoryResource, DeviceBuffer, getCurrentDeviceResource, OutOfMemoryError } from '@rmmjs/core';
 import { PoolMemoryResource } from '@rmmjs/pool';
+import { LimitingResourceAdaptor as Limiting } from '@rmmjs/limiting';
 import { fakeCuda, onFake, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadLimiting } from './upstreams.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const Limiting = await loadLimiting();
 const base = () => getCurrentDeviceResource();
-const limited = (limit: number) => new Limiting!(base(), limit);
+const limited = (limit: number) => new Limiting(base(), limit);
 
-describe.runIf(Limiting !== undefined)('PoolMemoryResource over a LimitingResourceAdaptor', () => {
+describe('PoolMemoryResource over a LimitingResourceAdaptor', () => {
   it('RMM ForceGrowth: without a maximum, 1000, 4000 and 500 bytes fit under a 6000-byte limit, 2000 more does not', () => {
     using limiter = limited(6000);
     using pool = new PoolMemoryResource(limiter, { initialPoolSize: 0 });

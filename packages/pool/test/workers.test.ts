@@ -1,18 +1,14 @@
 // One pool shared by worker threads: allocate and deallocate run on every thread at once.
-import { fileURLToPath } from 'node:url';
 import { DeviceBuffer, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
+import { LimitingResourceAdaptor as Limiting } from '@rmmjs/limiting';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { expectBytes, fakeCuda, onFake, pattern, runInWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { loadLimiting } from './upstreams.js';
-
-const poolEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-const Limiting = await loadLimiting();
 const MiB = 1 << 20;
 
 /** Runs source (an async function body with `core`, `pool` and `workerData` in scope) in a worker. */
 const runWorker = (source: string, workerData?: unknown) =>
-  runInWorker(source, { modules: { pool: poolEntry }, workerData });
+  runInWorker(source, { modules: { pool: '@rmmjs/pool' }, workerData });
 
 // Through the current resource: `rounds` buffers filled, checked byte for byte and freed, half on a
 // stream of the thread's own; then raw allocate/deallocate with up to 32 live. Returns the buffers

@@ -15,8 +15,8 @@ import {
   SystemMemoryResource,
 } from '@rmmjs/core';
 import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
-import { expectBytes, fakeCuda, onFake, onHost, pattern, thrown, withCuda } from '@rmmjs/test-helpers';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { disposeAfterEach, expectBytes, fakeCuda, onFake, onHost, pattern, thrown, withCuda } from '@rmmjs/test-helpers';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { availableUpstreams } from './upstreams.js';
 
 const NEVER = -2; // cuda.lastPrefetchLocation of memory never prefetched (or not managed)
@@ -30,11 +30,9 @@ const SIZE = 34567; // RMM's tests draw one size in [1000, 100000]
 
 describe.each(availableUpstreams())('PrefetchResourceAdaptor over $name', ({ make, managed }) => {
   let upstream: DeviceMemoryResource;
+  const keep = disposeAfterEach();
   beforeEach(() => {
-    upstream = make();
-  });
-  afterEach(() => {
-    upstream[Symbol.dispose]();
+    upstream = keep(make());
   });
   const prefetchedTo = (device: number) => (managed ? device : NEVER);
 

@@ -1,41 +1,24 @@
 // logOutstandingAllocations() and the errors RMM logs, read back from $RMM_DEBUG_LOG_FILE in a
 // child process (the debug logger opens its file once per process).
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { runInProcess } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-
-const resolve = createRequire(import.meta.url).resolve;
-const url = (specifier: string) => JSON.stringify(pathToFileURL(resolve(specifier)).href);
 
 /** Runs code with `core`, `native` (core's internals) and `TrackingResourceAdaptor`; returns its log lines. */
 function logOf(code: string): { stdout: string; lines: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'rmmjs-tracking-log-'));
-  const logFile = join(dir, 'debug.log');
-  try {
-    const script = `
-      const core = await import(${url('@rmmjs/core')});
-      const { native } = await import(${url('@rmmjs/core/internal')});
-      const { TrackingResourceAdaptor } = await import(${url('@rmmjs/tracking')});
+  const run = runInProcess(
+    `const { native } = internal;
+      const { TrackingResourceAdaptor } = tracking;
       ${code}
-      native.flushLog();`;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      env: { ...process.env, RMM_DEBUG_LOG_FILE: logFile },
-      encoding: 'utf8',
-    });
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
-    // "[thread][time][level ] message": keep "level message"
-    const lines = readFileSync(logFile, 'utf8')
-      .split('\n')
-      .map((line) => line.replace(/^\[ *\d+\]\[[\d:]+\]\[(\w+) *\] /, '$1 '));
-    return { stdout: run.stdout.trim(), lines };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+      native.flushLog();`,
+    { modules: { internal: '@rmmjs/core/internal', tracking: '@rmmjs/tracking' }, debugLog: true },
+  );
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  // "[thread][time][level ] message": keep "level message"
+  const lines = run
+    .log!.split('\n')
+    .map((line) => line.replace(/^\[ *\d+\]\[[\d:]+\]\[(\w+) *\] /, '$1 '));
+  return { stdout: run.stdout, lines };
 }
 
 describe('TrackingResourceAdaptor debug log', () => {

@@ -13,8 +13,8 @@ import {
 } from '@rmmjs/core';
 import { native, resourceHandle } from '@rmmjs/core/internal';
 import { TrackingResourceAdaptor } from '@rmmjs/tracking';
-import { expectBytes, fakeCuda, onFake, onHost, pattern, thrown } from '@rmmjs/test-helpers';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { disposeAfterEach, expectBytes, fakeCuda, onFake, onHost, pattern, thrown } from '@rmmjs/test-helpers';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { availableUpstreams } from './upstreams.js';
 
 const TEN_MIB = 10 << 20;
@@ -43,11 +43,9 @@ function quietly<T>(fn: () => T): T {
 
 describe.each(availableUpstreams())('TrackingResourceAdaptor over $name', ({ make }) => {
   let upstream: DeviceMemoryResource;
+  const keep = disposeAfterEach();
   beforeEach(() => {
-    upstream = make();
-  });
-  afterEach(() => {
-    upstream[Symbol.dispose]();
+    upstream = keep(make());
   });
 
   it('RMM test: ten 1000-byte buffers, free five; a second tracker on top and two more', () => {

@@ -1,0 +1,202 @@
+// The resources suites run over (one table for every package), and the fixtures around them.
+// @rmmjs/core and the sibling packages are imported as the package under test resolves them:
+// this package cannot depend on them (their tests depend on it).
+import { afterEach } from 'vitest';
+import { fakeCuda } from '@rmmjs/fake-cuda';
+import { MiB, expectBytes, importFromPackage, onFake, packageUses, pattern, withCuda } from './basics.js';
+
+export const core = await importFromPackage('@rmmjs/core');
+export const coreInternal = await importFromPackage('@rmmjs/core/internal');
+const limiting = packageUses('@rmmjs/limiting') ? await importFromPackage('@rmmjs/limiting') : undefined;
+
+const {
+  CudaAsyncMemoryResource,
+  CudaAsyncViewMemoryResource,
+  CudaMemoryResource,
+  DeviceBuffer,
+  ManagedMemoryResource,
+  PinnedHostMemoryResource,
+  SamHeadroomMemoryResource,
+  SystemMemoryResource,
+  cuda,
+  getCurrentDeviceResource,
+  setCurrentDeviceResource,
+} = core;
+
+/** CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: HMM or ATS, which system memory on a GPU needs. */
+export const PAGEABLE_MEMORY_ACCESS = 88;
+
+/** Whether system memory works here: always in host mode, on a GPU with pageable memory access. */
+export const pageableMemoryAccess = () => !withCuda() || cuda.deviceAttribute(PAGEABLE_MEMORY_ACCESS) === 1;
+
+const notADependency = (name) =>
+  `${name} is not a dependency of the package under test: add "${name}": "workspace:*" to its devDependencies`;
+
+/**
+ * @rmmjs/limiting's adaptor over `upstream` (default: the current device resource): its
+ * `getAllocatedBytes()` counts what the resources above it took. The package under test must
+ * list @rmmjs/limiting in its devDependencies.
+ */
+export function counting(upstream = getCurrentDeviceResource(), limit = 200 * MiB) {
+  if (limiting === undefined) throw new Error(notADependency('@rmmjs/limiting'));
+  return new limiting.LimitingResourceAdaptor(upstream, limit);
+}
+
+const inAnyMode = () => true;
+const noHugeManagedRequests = { outOfMemory: { on: ['gpu'], why: 'a GPU can hang when asked for more managed memory than it has' } };
+
+/**
+ * Every resource suites run with or over. `available()`: whether this backend can construct it;
+ * `needsCuda`: it cannot exist in host mode; `needsPageableMemoryAccess`: on a GPU it needs HMM
+ * or ATS (on the fake driver the conformance suite turns the attribute on); `hostAccessible`:
+ * the host can read its memory; `managed`: CUDA managed memory; `equalInstances`: two of them
+ * compare equal (`isEqual`), as in RMM; `owned`: made for the caller, who disposes it (false for
+ * the current device resource); `cannot`: conformance cases it cannot do (see conformance.js).
+ */
+export const resourceTable = [
+  {
+    name: 'the current device resource',
+    make: () => getCurrentDeviceResource(),
+    available: inAnyMode,
+    hostAccessible: !withCuda(),
+    managed: false,
+    owned: false,
+  },
+  {
+    name: 'CudaMemoryResource',
+    make: () => new CudaMemoryResource(),
+    available: withCuda,
+    needsCuda: true,
+    hostAccessible: false,
+    equalInstances: true,
+  },
+  {
+    name: 'ManagedMemoryResource',
+    make: () => new ManagedMemoryResource(),
+    available: withCuda,
+    needsCuda: true,
+    hostAccessible: true,
+    managed: true,
+    equalInstances: true,
+    cannot: noHugeManagedRequests,
+  },
+  {
+    name: 'PinnedHostMemoryResource',
+    make: () => new PinnedHostMemoryResource(),
+    available: withCuda,
+    needsCuda: true,
+    hostAccessible: true,
+    equalInstances: true,
+  },
+  {
+    name: 'CudaAsyncMemoryResource',
+    make: () => new CudaAsyncMemoryResource(),
+    available: withCuda,
+    needsCuda: true,
+    hostAccessible: false,
+    equalInstances: false, // each owns its pool
+  },
+  {
+    name: 'CudaAsyncViewMemoryResource',
+    make: () => new CudaAsyncViewMemoryResource(cuda.getDefaultMemPool()),
+    available: withCuda,
+    needsCuda: true,
+    hostAccessible: false,
+    equalInstances: true, // views of the same pool
+  },
+  {
+    name: 'SystemMemoryResource',
+    make: () => new SystemMemoryResource(),
+    available: pageableMemoryAccess,
+    needsPageableMemoryAccess: true,
+    hostAccessible: true,
+    equalInstances: true,
+  },
+  {
+    name: 'SamHeadroomMemoryResource',
+    make: () => new SamHeadroomMemoryResource(16 * MiB),
+    available: () => withCuda() && pageableMemoryAccess(),
+    needsCuda: true,
+    needsPageableMemoryAccess: true,
+    hostAccessible: true,
+    equalInstances: true, // the same headroom
+  },
+  {
+    name: 'LimitingResourceAdaptor',
+    make: () => counting(),
+    available: inAnyMode,
+    requires: '@rmmjs/limiting',
+    hostAccessible: !withCuda(),
+    counts: (mr) => mr.getAllocatedBytes(),
+  },
+].map((entry) => ({ managed: false, needsCuda: false, needsPageableMemoryAccess: false, equalInstances: false, owned: true, cannot: {}, ...entry }));
+
+/** The resources of @rmmjs/core (the table less the current device resource and the adaptor). */
+export const coreResources = () => resourceTable.filter((entry) => entry.owned && entry.name !== 'LimitingResourceAdaptor');
+
+/** The entries of `names`, in that order, that this backend can construct. */
+export function upstreams(...names) {
+  const entries = names.map(entry);
+  for (const { requires } of entries) if (requires !== undefined && !packageUses(requires)) throw new Error(notADependency(requires));
+  return entries.filter((item) => item.available());
+}
+
+function entry(name) {
+  const found = resourceTable.find((item) => item.name === name);
+  if (found === undefined) throw new Error(`no resource "${name}" in the table (${resourceTable.map((item) => item.name).join(', ')})`);
+  return found;
+}
+
+/**
+ * Returns `keep(item)`: items kept are disposed after each test, last first (never the current
+ * device resource), so that no test leaves memory taken on the small fake devices.
+ */
+export function disposeAfterEach() {
+  const items = [];
+  afterEach(() => {
+    for (const item of items.splice(0).reverse()) item[Symbol.dispose]();
+  });
+  return (item) => {
+    if (item !== getCurrentDeviceResource()) items.push(item);
+    return item;
+  };
+}
+
+/** Makes every test of the calling suite end with the current device resource of now, which it returns. */
+export function restoreCurrentDeviceResourceAfterEach() {
+  const previous = getCurrentDeviceResource();
+  afterEach(() => {
+    setCurrentDeviceResource(previous);
+  });
+  return previous;
+}
+
+/**
+ * Turns CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS on for every fake device (so system memory
+ * resources can be made) and returns what puts the old values back. Fake driver only.
+ */
+export function enableFakePageableMemoryAccess() {
+  if (!onFake()) throw new Error('enableFakePageableMemoryAccess: only the fake driver has settable attributes');
+  const devices = [...Array(cuda.getDeviceCount()).keys()];
+  const before = devices.map((device) => cuda.deviceAttribute(PAGEABLE_MEMORY_ACCESS, device));
+  for (const device of devices) fakeCuda.setAttribute(device, PAGEABLE_MEMORY_ACCESS, 1);
+  return () => devices.forEach((device) => fakeCuda.setAttribute(device, PAGEABLE_MEMORY_ACCESS, before[device]));
+}
+
+/** RMM's array_tester: to_device, device_array_like, a device copy, copy_to_host (over `mr`, default the current resource). */
+export function arrayTester(nbytes, seed, mr) {
+  // Big arrays get a cheap pattern: a fill with a few distinct bytes.
+  const data = nbytes <= MiB ? pattern(nbytes, seed) : new Uint8Array(nbytes).fill(seed & 0xff);
+  if (nbytes > MiB) for (let i = 0; i < nbytes; i += 65_537) data[i] = (i >>> 16) & 0xff;
+  const input = new DeviceBuffer({ data, mr });
+  const result = new DeviceBuffer({ size: input.size, mr });
+  result.copyFromDevice(input);
+  expectBytes(result.toBytes(), data);
+  input.free();
+  result.free();
+}
+
+/** RMM's Python tests' _dtypes (item sizes) and _nelems. */
+export const itemSizes = [1, 2, 4, 8, 4, 8, 1];
+export const nelems = [1, 2, 7, 8, 9, 32, 128];
+

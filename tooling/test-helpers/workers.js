@@ -1,0 +1,89 @@
+// Running code on another thread or in a fresh process, with workspace packages imported as the
+// package under test resolves them.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { resolveFromPackage } from './basics.js';
+
+// `const <name> = await import(<url>);` for `core` and each entry of modules (name -> package
+// name, package export or absolute path).
+function importStatements(modules) {
+  return Object.entries({ core: '@rmmjs/core', ...modules })
+    .map(([name, module]) => {
+      const url = pathToFileURL(isAbsolute(module) ? module : resolveFromPackage(module)).href;
+      return `const ${name} = await import(${JSON.stringify(url)});`;
+    })
+    .join('\n');
+}
+
+/**
+ * Runs `source` (the body of an async function) in a worker thread and resolves with what it
+ * returns; a throw rejects with `Error("<code>: <message>")`. In scope: `core` (@rmmjs/core as the
+ * package under test resolves it), `workerData`, `parentPort`, and one variable per entry of
+ * `modules` (name -> package name or absolute path). Settles once the worker is gone (terminated
+ * after it answered), so its references to resources have been released by then; a worker that
+ * exits without answering rejects.
+ */
+export function runInWorker(source, { modules = {}, workerData } = {}) {
+  const worker = new Worker(
+    `(async () => {
+      const { parentPort, workerData } = await import('node:worker_threads');
+      try {
+        ${importStatements(modules)}
+        parentPort.postMessage({ ok: await (async () => { ${source} })() });
+      } catch (e) { parentPort.postMessage({ error: e.code + ': ' + e.message }); }
+    })();`,
+    { eval: true, workerData },
+  );
+  return new Promise((resolve, reject) => {
+    let answer;
+    worker.once('message', (message) => {
+      answer = message;
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (answer === undefined) reject(new Error(`the worker exited (code ${code}) without a result`));
+      else if (answer.error) reject(new Error(answer.error));
+      else resolve(answer.ok);
+    });
+  });
+}
+
+/**
+ * Runs `code` (an ES module body; `core` and one variable per entry of `modules` are imported
+ * first) in a fresh `node` with `nodeArgs`, for what a process can do only once (load a driver,
+ * open the debug log, exit with buffers alive). `env` is merged over this process's environment
+ * (`undefined` removes a variable). With `debugLog`, RMM_DEBUG_LOG_FILE names a fresh file whose
+ * text comes back as `log` ('' when nothing was logged). Returns the exit status, trimmed stdout
+ * and stderr.
+ */
+export function runInProcess(code, { modules = {}, env = {}, nodeArgs = [], debugLog = false } = {}) {
+  const dir = debugLog ? mkdtempSync(join(tmpdir(), 'rmmjs-debug-log-')) : undefined;
+  const logFile = dir && join(dir, 'debug.log');
+  const merged = { ...process.env, ...(debugLog ? { RMM_DEBUG_LOG_FILE: logFile } : {}), ...env };
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete merged[key];
+  const script = `${importStatements(modules)}\n${code}`;
+  try {
+    const run = spawnSync(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], {
+      env: merged,
+      encoding: 'utf8',
+    });
+    const result = { status: run.status, stdout: run.stdout.trim(), stderr: run.stderr };
+    if (debugLog) result.log = readIfThere(logFile);
+    return result;
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function readIfThere(file) {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
