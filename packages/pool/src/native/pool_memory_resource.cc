@@ -101,7 +101,7 @@ rmmjs_status PoolMemoryResource::Init(rmmjs_resource*) try {
   void* block = nullptr;
   rmmjs_status status = CoreApi()->allocate(upstream_.get(), initial_pool_size_, kDefaultStream, &block);
   if (status == RMMJS_ERR_JS_EXCEPTION) return status;
-  if (status != RMMJS_OK) return Exceeded(initial_pool_size_, LastErrorMessage());
+  if (status != RMMJS_OK) return Exceeded(initial_pool_size_, LastErrorMessage(), kDefaultStream);
   UpstreamBlock initial{reinterpret_cast<uintptr_t>(block), initial_pool_size_};
   Lock lock(mutex_);
   upstream_blocks_.Add(initial);
@@ -118,7 +118,7 @@ size_t PoolMemoryResource::pool_size() {
 }
 
 rmmjs_status PoolMemoryResource::Allocate(size_t bytes, rmmjs_stream stream, void** out) try {
-  if (bytes > SIZE_MAX - kAlignment) return Exceeded(bytes, "the size cannot be aligned to 256 bytes");
+  if (bytes > SIZE_MAX - kAlignment) return Exceeded(bytes, "the size cannot be aligned to 256 bytes", stream);
   const size_t size = AlignUp(bytes, kAlignment);
   StreamKey key;
   rmmjs_status status = KeyOf(stream, &key);
@@ -304,7 +304,7 @@ rmmjs_status PoolMemoryResource::Grow(Lock& lock, StreamState& own, rmmjs_stream
   if (try_size == 0 && TakeWhollyFreeUpstreamBlocks(size, &released, &released_from)) try_size = SizeToGrow(size);
   if (try_size == 0) {
     return Exceeded(size, "Not enough room to grow, current/max/try size = " + FormatBytes(pool_size_) + ", " +
-                              FormatBytes(maximum_pool_size_) + ", " + FormatBytes(size));
+                              FormatBytes(maximum_pool_size_) + ", " + FormatBytes(size), stream);
   }
   const size_t reserved = try_size;
   growing_ += reserved;
@@ -313,7 +313,7 @@ rmmjs_status PoolMemoryResource::Grow(Lock& lock, StreamState& own, rmmjs_stream
   rmmjs_status status = ReturnToUpstream(released, released_from, stream);
   void* block = nullptr;
   while (status == RMMJS_OK) {
-    LogDebug("[A][Stream " + FormatHex(stream) + "][Upstream " + std::to_string(try_size) + "B]");
+    LogDebug("[A][Stream " + FormatStream(stream) + "][Upstream " + std::to_string(try_size) + "B]");
     status = CoreApi()->allocate(upstream_.get(), try_size, stream, &block);
     if (status == RMMJS_OK || status == RMMJS_ERR_JS_EXCEPTION || try_size == size) break;
     status = RMMJS_OK;
@@ -324,7 +324,7 @@ rmmjs_status PoolMemoryResource::Grow(Lock& lock, StreamState& own, rmmjs_stream
   lock.lock();
   growing_ -= reserved;
   if (status == RMMJS_ERR_JS_EXCEPTION) return status;
-  if (status != RMMJS_OK) return Exceeded(size, reason);
+  if (status != RMMJS_OK) return Exceeded(size, reason, stream);
   const UpstreamBlock grown{reinterpret_cast<uintptr_t>(block), try_size};
   upstream_blocks_.Add(grown);
   pool_size_ += grown.size;
@@ -392,16 +392,20 @@ rmmjs_status PoolMemoryResource::ReturnToUpstream(const std::vector<UpstreamBloc
     }
   }
   for (const UpstreamBlock& block : blocks) {
-    LogDebug("[D][Stream " + FormatHex(stream) + "][Upstream " + std::to_string(block.size) + "B]");
+    LogDebug("[D][Stream " + FormatStream(stream) + "][Upstream " + std::to_string(block.size) + "B]");
     rmmjs_status status = CoreApi()->deallocate(upstream_.get(), reinterpret_cast<void*>(block.begin), block.size, stream);
     if (status != RMMJS_OK) return status;
   }
   return RMMJS_OK;
 }
 
-rmmjs_status PoolMemoryResource::Exceeded(size_t size, const std::string& reason) {
+// RMM's try_to_expand failure: logged at error level, then OutOfMemoryError.
+rmmjs_status PoolMemoryResource::Exceeded(size_t size, const std::string& reason, rmmjs_stream stream) {
+  if (CoreApi()->should_log(RMMJS_LOG_ERROR)) {
+    CoreApi()->log(RMMJS_LOG_ERROR, ("[A][Stream " + FormatStream(stream) + "][Upstream " + std::to_string(size) +
+                                     "B][FAILURE maximum pool size exceeded: " + reason + "]").c_str());
+  }
   const std::string message = "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): " + reason;
-  LogDebug("[A][" + std::to_string(size) + "B][FAILURE " + message + "]");
   return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, message.c_str());
 }
 

@@ -106,7 +106,7 @@ class PoolMemoryResource {
                                     std::vector<PendingWork>* pending);
   rmmjs_status ReturnToUpstream(const std::vector<pool::UpstreamBlock>& blocks,
                                 const std::vector<PendingWork>& pending, rmmjs_stream stream);
-  rmmjs_status Exceeded(size_t size, const std::string& reason);
+  rmmjs_status Exceeded(size_t size, const std::string& reason, rmmjs_stream stream);
 
   ResourceRef upstream_;
   int32_t device_;
