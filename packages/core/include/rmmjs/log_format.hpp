@@ -1,7 +1,7 @@
 // The pieces of a log line as RMM's logger (rapids-logger over spdlog) prints them, shared by
 // core's debug logger and the logging adaptor's CSV file:
 //   %t   the OS thread id (gettid), as ThreadId()
-//   %H:%M:%S and %f   local wall-clock time and its microseconds, as LocalTime::Now()
+//   %H:%M:%S and %f   local wall-clock time and its microseconds, as TimeOfDay::Append
 //   %p   a pointer as glibc's printf prints it: "0x7f3a..." or "(nil)", as AppendPointer
 // The writers fill a caller's char buffer and return the end, so that a line costs no allocation.
 #ifndef RMMJS_LOG_FORMAT_HPP
@@ -73,41 +73,48 @@ inline char* AppendText(char* out, const char* text, size_t length) {
   return out + length;
 }
 
-// The local time of day: "HH:MM:SS" and the microseconds of the second. The broken-down time
-// is cached per thread for the current second (as spdlog's pattern formatter caches it), so a
-// timestamp costs one clock read.
-struct LocalTime {
-  char hms[8];  // "HH:MM:SS", not terminated
+// A wall-clock instant (CLOCK_REALTIME), as the time of a log line.
+struct Timestamp {
+  int64_t seconds;
   uint32_t micros;
 
-  static LocalTime Now() {
-    struct CachedSecond {
-      time_t second = -1;
-      char hms[8];
-    };
-    thread_local CachedSecond cached;
+  static Timestamp Now() {
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);
-    if (now.tv_sec != cached.second) {
-      std::tm local{};
-      localtime_r(&now.tv_sec, &local);
-      char text[16];
-      std::strftime(text, sizeof(text), "%H:%M:%S", &local);
-      std::memcpy(cached.hms, text, sizeof(cached.hms));
-      cached.second = now.tv_sec;
-    }
-    LocalTime time;
-    std::memcpy(time.hms, cached.hms, sizeof(time.hms));
-    time.micros = static_cast<uint32_t>(now.tv_nsec / 1000);
-    return time;
+    return {static_cast<int64_t>(now.tv_sec), static_cast<uint32_t>(now.tv_nsec / 1000)};
+  }
+};
+
+// Writes timestamps as the local time of day, spdlog's "%H:%M:%S" then the microseconds ("%f").
+// The broken-down time of the last second written is cached (as spdlog's pattern formatter
+// caches it), so a timestamp costs no time zone conversion within a second. Not thread-safe:
+// one per thread (ThisThread()) or per owner that serialises its calls.
+class TimeOfDay {
+ public:
+  static TimeOfDay& ThisThread() {
+    thread_local TimeOfDay time_of_day;
+    return time_of_day;
   }
 
   // "HH:MM:SS<separator>ffffff" (the debug log uses ':', the CSV log '.').
-  char* Append(char* out, char separator) const {
-    out = AppendText(out, hms, sizeof(hms));
+  char* Append(char* out, Timestamp time, char separator) {
+    if (time.seconds != second_) {
+      const time_t seconds = static_cast<time_t>(time.seconds);
+      std::tm local{};
+      localtime_r(&seconds, &local);
+      char text[16];
+      std::strftime(text, sizeof(text), "%H:%M:%S", &local);
+      std::memcpy(hms_, text, sizeof(hms_));
+      second_ = time.seconds;
+    }
+    out = AppendText(out, hms_, sizeof(hms_));
     *out++ = separator;
-    return AppendPadded(out, micros, 6, '0');
+    return AppendPadded(out, time.micros, 6, '0');
   }
+
+ private:
+  int64_t second_ = -1;
+  char hms_[8];  // "HH:MM:SS", not terminated
 };
 
 }  // namespace log_format

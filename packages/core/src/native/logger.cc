@@ -62,7 +62,7 @@ void Log(rmmjs_log_level level, const std::string& message) {
   *end++ = '[';
   end = fmt::AppendPadded(end, fmt::ThreadId(), 6, ' ');
   end = fmt::AppendText(end, "][", 2);
-  end = fmt::LocalTime::Now().Append(end, ':');
+  end = fmt::TimeOfDay::ThisThread().Append(end, fmt::Timestamp::Now(), ':');
   end = fmt::AppendText(end, "][", 2);
   const char* name = kLevelNames[level];
   size_t length = std::strlen(name);

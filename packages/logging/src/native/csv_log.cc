@@ -6,20 +6,23 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <set>
 #include <new>
+#include <set>
 #include <utility>
 
-#include "rmmjs/resource.hpp"
+#include "background_writer.h"
 #include "rmmjs/status.hpp"
 
 namespace rmmjs {
 namespace {
 
-constexpr char kHeader[] = "Thread,Time,Action,Pointer,Size,Stream\n";
+namespace fmt = log_format;
 
-// The open logs, flushed by an atexit handler: a log whose adaptor is still referenced when the
-// process exits (the current device resource, say) loses no rows. Never destroyed.
+constexpr char kHeader[] = "Thread,Time,Action,Pointer,Size,Stream\n";
+constexpr size_t kMaxRowLength = 128;  // 20 + 15 + 16 + 18 + 20 + 16 characters and 6 separators at most
+
+// The open logs, written out by an atexit handler: a log whose adaptor is still referenced when
+// the process exits (the current device resource, say) loses no rows. Never destroyed.
 struct OpenLogs {
   std::mutex mutex;
   std::set<CsvLog*> logs;
@@ -38,6 +41,40 @@ OpenLogs& TheOpenLogs() {
   return *open_logs;
 }
 
+const char* ActionName(LogAction action, size_t* length) {
+  switch (action) {
+    case LogAction::kAllocate:
+      *length = 8;
+      return "allocate";
+    case LogAction::kAllocateFailure:
+      *length = 16;
+      return "allocate failure";
+    case LogAction::kFree:
+    default:
+      *length = 4;
+      return "free";
+  }
+}
+
+// RMM's row, "%t,%H:%M:%S.%f,<action>,%p,%zu,<stream in hex>\n".
+char* AppendRow(char* out, const LogEvent& event, fmt::TimeOfDay& time_of_day) {
+  out = fmt::AppendDecimal(out, event.thread);
+  *out++ = ',';
+  out = time_of_day.Append(out, event.time, '.');
+  *out++ = ',';
+  size_t length = 0;
+  const char* action = ActionName(event.action, &length);
+  out = fmt::AppendText(out, action, length);
+  *out++ = ',';
+  out = fmt::AppendPointer(out, event.pointer);
+  *out++ = ',';
+  out = fmt::AppendDecimal(out, event.size);
+  *out++ = ',';
+  out = fmt::AppendHex(out, event.stream);
+  *out++ = '\n';
+  return out;
+}
+
 }  // namespace
 
 rmmjs_status CsvLog::Open(const std::string& path, bool auto_flush, std::shared_ptr<CsvLog>* out) {
@@ -48,7 +85,7 @@ rmmjs_status CsvLog::Open(const std::string& path, bool auto_flush, std::shared_
   }
   rmmjs_status status = GuardHostMemory("LoggingResourceAdaptor", [&] {
     std::shared_ptr<CsvLog> log(new CsvLog(path, fd, auto_flush));
-    log->Append(kHeader, sizeof(kHeader) - 1);
+    log->WriteAll(kHeader, sizeof(kHeader) - 1);
     *out = std::move(log);
     return RMMJS_OK;
   });
@@ -60,19 +97,25 @@ CsvLog::CsvLog(std::string path, int fd, bool auto_flush)
     : path_(std::move(path)),
       fd_(fd),
       auto_flush_(auto_flush),
-      current_{std::unique_ptr<char[]>(new char[kChunkSize]), 0} {
+      current_{std::unique_ptr<LogEvent[]>(new LogEvent[kEventsPerChunk]), 0} {
+  text_.resize(kEventsPerChunk * kMaxRowLength);
   OpenLogs& open = TheOpenLogs();
   std::lock_guard<std::mutex> lock(open.mutex);
   open.logs.insert(this);
 }
 
-CsvLog::~CsvLog() {
+CsvLog::~CsvLog() { Close(); }
+
+void CsvLog::Close() {
   {
     OpenLogs& open = TheOpenLogs();
     std::lock_guard<std::mutex> lock(open.mutex);
     open.logs.erase(this);
   }
   WriteBuffered();
+  std::lock_guard<std::mutex> lock(file_mutex_);
+  if (closed_) return;
+  closed_ = true;
   ::close(fd_);
 }
 
@@ -82,7 +125,7 @@ CsvLog::Chunk CsvLog::NewChunkLocked() {
     spare_.pop_back();
     return chunk;
   }
-  return Chunk{std::unique_ptr<char[]>(new (std::nothrow) char[kChunkSize]), 0};
+  return Chunk{std::unique_ptr<LogEvent[]>(new (std::nothrow) LogEvent[kEventsPerChunk]), 0};
 }
 
 void CsvLog::NoteError(int error) {
@@ -90,28 +133,28 @@ void CsvLog::NoteError(int error) {
   error_.compare_exchange_strong(none, error);
 }
 
-void CsvLog::Append(const char* row, size_t length) {
-  bool chunk_filled = false;
+void CsvLog::Record(LogAction action, const void* pointer, size_t size, rmmjs_stream stream) {
+  const LogEvent event{fmt::Timestamp::Now(), fmt::ThreadId(), pointer, size, stream, action};
+  size_t waiting = 0;
   {
     std::lock_guard<SpinLock> lock(append_lock_);
-    if (current_.used + length > kChunkSize) {
+    if (current_.used == kEventsPerChunk) {
       Chunk next = NewChunkLocked();
-      if (!next.data) {
-        NoteError(ENOMEM);  // the row is lost; Flush reports it
+      if (!next.events) {
+        NoteError(ENOMEM);  // the event is lost; Flush reports it
         return;
       }
       full_.push_back(std::move(current_));
       current_ = std::move(next);
-      chunk_filled = true;
+      waiting = full_.size();
     }
-    std::memcpy(current_.data.get() + current_.used, row, length);
-    current_.used += length;
+    current_.events[current_.used++] = event;
   }
   if (auto_flush_) {
     WriteBuffered();
-  } else if (chunk_filled) {
-    std::lock_guard<std::mutex> lock(file_mutex_);
-    DrainLocked();
+  } else if (waiting > 0) {
+    // A chunk filled: the background writer writes it, unless too many wait (or there is no writer).
+    if (waiting > kMaxWaitingChunks || !WakeBackgroundWriter(shared_from_this())) WriteFullChunks();
   }
 }
 
@@ -122,6 +165,11 @@ rmmjs_status CsvLog::Flush() {
   return Fail(RMMJS_ERR_LOGIC, "Failed writing to file " + path_ + ": " + std::strerror(error));
 }
 
+void CsvLog::WriteFullChunks() {
+  std::lock_guard<std::mutex> lock(file_mutex_);
+  WriteFullChunksLocked();
+}
+
 void CsvLog::WriteBuffered() {
   std::lock_guard<std::mutex> lock(file_mutex_);
   bool write_in_place = false;
@@ -129,7 +177,7 @@ void CsvLog::WriteBuffered() {
     std::lock_guard<SpinLock> append(append_lock_);
     if (current_.used > 0) {
       Chunk next = NewChunkLocked();
-      if (next.data) {
+      if (next.events) {
         full_.push_back(std::move(current_));
         current_ = std::move(next);
       } else {
@@ -137,17 +185,17 @@ void CsvLog::WriteBuffered() {
       }
     }
   }
-  DrainLocked();
-  if (write_in_place) {  // out of host memory: write the current chunk in place, appends wait
+  WriteFullChunksLocked();
+  if (write_in_place) {  // out of host memory: write the current chunk in place, recording waits
     std::lock_guard<SpinLock> append(append_lock_);
-    if (full_.empty()) {  // else a chunk filled meanwhile: these rows stay buffered behind it
-      WriteAll(current_.data.get(), current_.used);
+    if (full_.empty()) {  // else a chunk filled meanwhile: these events stay behind it
+      WriteChunk(current_);
       current_.used = 0;
     }
   }
 }
 
-void CsvLog::DrainLocked() {
+void CsvLog::WriteFullChunksLocked() {
   for (;;) {
     Chunk chunk;
     {
@@ -156,11 +204,18 @@ void CsvLog::DrainLocked() {
       chunk = std::move(full_.front());
       full_.pop_front();
     }
-    WriteAll(chunk.data.get(), chunk.used);
+    WriteChunk(chunk);
     chunk.used = 0;
     std::lock_guard<SpinLock> lock(append_lock_);
     spare_.push_back(std::move(chunk));
   }
+}
+
+void CsvLog::WriteChunk(const Chunk& chunk) {
+  if (closed_) return;
+  char* end = text_.data();
+  for (size_t i = 0; i < chunk.used; i++) end = AppendRow(end, chunk.events[i], time_of_day_);
+  WriteAll(text_.data(), static_cast<size_t>(end - text_.data()));
 }
 
 void CsvLog::WriteAll(const char* data, size_t length) {

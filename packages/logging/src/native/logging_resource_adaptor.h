@@ -22,6 +22,11 @@ class LoggingResourceAdaptor {
 
   LoggingResourceAdaptor(ResourceRef upstream, std::shared_ptr<CsvLog> log)
       : upstream_(std::move(upstream)), log_(std::move(log)) {}
+  // The file is complete and closed when the adaptor goes (the background writer may hold the
+  // log object a little longer).
+  ~LoggingResourceAdaptor() { log_->Close(); }
+  LoggingResourceAdaptor(const LoggingResourceAdaptor&) = delete;
+  LoggingResourceAdaptor& operator=(const LoggingResourceAdaptor&) = delete;
 
   // A failure is logged as "allocate failure" and returned unchanged.
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out);
@@ -33,8 +38,6 @@ class LoggingResourceAdaptor {
   const std::string& file_name() const { return log_->path(); }
 
  private:
-  void Write(const char* action, size_t action_length, const void* ptr, size_t bytes, rmmjs_stream stream);
-
   ResourceRef upstream_;
   std::shared_ptr<CsvLog> log_;
 };
