@@ -23,28 +23,47 @@ inline uint64_t ThreadId() {
   return id;
 }
 
-inline char* AppendDecimal(char* out, uint64_t value) {
-  char digits[20];
-  int count = 0;
-  do {
-    digits[count++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
-  while (count > 0) *out++ = digits[--count];
-  return out;
+// "00" to "99": decimal digits two at a time.
+inline const char* DigitPairs() {
+  static const char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  return kPairs;
 }
+
+inline int DecimalLength(uint64_t value) {
+  int length = 1;
+  for (; value >= 10000; value /= 10000) length += 4;
+  return length + (value >= 10) + (value >= 100) + (value >= 1000);
+}
+
+// value in exactly `length` decimal digits (zero-padded on the left).
+inline char* AppendDigits(char* out, uint64_t value, int length) {
+  const char* pairs = DigitPairs();
+  char* end = out + length;
+  char* at = end;
+  while (at - out >= 2) {
+    const unsigned pair = static_cast<unsigned>(value % 100) * 2;
+    value /= 100;
+    *--at = pairs[pair + 1];
+    *--at = pairs[pair];
+  }
+  if (at > out) *--at = static_cast<char>('0' + value % 10);
+  return end;
+}
+
+inline char* AppendDecimal(char* out, uint64_t value) { return AppendDigits(out, value, DecimalLength(value)); }
 
 // Lowercase hexadecimal without a prefix (RMM's format_stream: `std::hex << stream`).
 inline char* AppendHex(char* out, uint64_t value) {
   static const char kDigits[] = "0123456789abcdef";
-  char digits[16];
-  int count = 0;
-  do {
-    digits[count++] = kDigits[value & 0xf];
+  const int length = value == 0 ? 1 : (64 - __builtin_clzll(value) + 3) / 4;
+  for (int i = length - 1; i >= 0; i--) {
+    out[i] = kDigits[value & 0xf];
     value >>= 4;
-  } while (value != 0);
-  while (count > 0) *out++ = digits[--count];
-  return out;
+  }
+  return out + length;
 }
 
 // printf's "%p" on glibc.
@@ -61,11 +80,9 @@ inline char* AppendPointer(char* out, const void* ptr) {
 // `value` right-aligned in `width` characters, padded with `pad` (spdlog's "%6t" pads with
 // spaces, "%f" with zeros); never truncated.
 inline char* AppendPadded(char* out, uint64_t value, int width, char pad) {
-  char digits[20];
-  char* end = AppendDecimal(digits, value);
-  for (int length = static_cast<int>(end - digits); length < width; length++) *out++ = pad;
-  std::memcpy(out, digits, end - digits);
-  return out + (end - digits);
+  const int length = DecimalLength(value);
+  for (int i = length; i < width; i++) *out++ = pad;
+  return AppendDigits(out, value, length);
 }
 
 inline char* AppendText(char* out, const char* text, size_t length) {
@@ -109,7 +126,7 @@ class TimeOfDay {
     }
     out = AppendText(out, hms_, sizeof(hms_));
     *out++ = separator;
-    return AppendPadded(out, time.micros, 6, '0');
+    return AppendDigits(out, time.micros, 6);
   }
 
  private:
