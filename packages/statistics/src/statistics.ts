@@ -39,10 +39,11 @@ export class Statistics implements StatisticsInit {
     totalCount: number,
   );
   constructor(...args: [StatisticsInit] | [number, number, number, number, number, number]) {
-    const values: unknown[] =
-      typeof args[0] === 'object' && args[0] !== null
-        ? FIELDS.map((field) => validateOptions<StatisticsInit>(args[0], 'init')[field])
-        : args;
+    let values: unknown[] = args;
+    if (typeof args[0] === 'object' && args[0] !== null) {
+      const init = validateOptions<StatisticsInit>(args[0], 'init');
+      values = FIELDS.map((field) => init[field]);
+    }
     this.currentBytes = counter(values[0], 'currentBytes');
     this.currentCount = counter(values[1], 'currentCount');
     this.peakBytes = counter(values[2], 'peakBytes');
