@@ -1,14 +1,19 @@
 // The sub-allocators and adaptors (issues 4 and 5): allocate+free pairs and the random workload
 // from JS and through the C ABI, scaling with live allocations and with threads, and what each
 // adaptor adds over a pool.
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as core from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
 import { BinningMemoryResource } from '@rmmjs/binning';
 import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
 import { LimitingResourceAdaptor } from '@rmmjs/limiting';
+import { LoggingResourceAdaptor } from '@rmmjs/logging';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
+import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { TrackingResourceAdaptor } from '@rmmjs/tracking';
 import { abiPairNs, abiRandomNs } from '@rmmjs/test-addon';
 import { threadOpsPerSecond } from './bench-threads.mjs';
@@ -69,6 +74,7 @@ export async function benchSuballocators({ record, quick, gpu }) {
     ['TrackingResourceAdaptor', () => new TrackingResourceAdaptor(upstream)],
     ['PrefetchResourceAdaptor', () => new PrefetchResourceAdaptor(upstream)],
     ['FailureCallbackResourceAdaptor', () => new FailureCallbackResourceAdaptor(upstream, () => false)],
+    ['StatisticsResourceAdaptor', () => new StatisticsResourceAdaptor(upstream)],
   ];
   const poolPair = median(() => abiPairNs(upstream, MiB, pairs), 7);
   record('adaptors over a pool', 'pool pair 1 MiB (C++)', poolPair, 'ns');
@@ -78,6 +84,30 @@ export async function benchSuballocators({ record, quick, gpu }) {
     record('adaptors over a pool', `${name} pair (C++)`, pair, 'ns', `adds ${(pair - poolPair).toFixed(1)} ns (target <= 30)`);
     mr[Symbol.dispose]();
   }
+  benchLogging({ record, upstream, poolPair, pairs, quick });
   upstream[Symbol.dispose]();
   base[Symbol.dispose]();
+}
+
+// The CSV allocation log over the pool: how much slower a logged pair is (target: <= 3x the
+// unlogged pair) and how many events per second reach the file (target: >= 1,000,000).
+function benchLogging({ record, upstream, poolPair, pairs, quick }) {
+  const file = join(tmpdir(), `rmmjs-bench-${process.pid}.csv`);
+  const logged = new LoggingResourceAdaptor(upstream, { logFileName: file });
+  const handle = resourceHandle(logged, 'mr');
+  const pair = median(() => benchNative.abiPairNs(handle, MiB, pairs), 7);
+  record('adaptors over a pool', 'LoggingResourceAdaptor pair (C++)', pair, 'ns', `${(pair / poolPair).toFixed(2)}x the pool pair (target <= 3)`);
+  const poolJs = median(() => pairNs(upstream, MiB, pairs));
+  const loggedJs = median(() => pairNs(logged, MiB, pairs));
+  record('adaptors over a pool', 'LoggingResourceAdaptor pair from JS', loggedJs, 'ns', `${(loggedJs / poolJs).toFixed(2)}x the pool pair from JS (${poolJs.toFixed(0)} ns)`);
+  const events = quick ? 400_000 : 4_000_000;
+  const perSecond = median(() => {
+    const start = process.hrtime.bigint();
+    benchNative.abiPairNs(handle, MiB, events / 2);
+    logged.flush();
+    return events / (Number(process.hrtime.bigint() - start) / 1e9);
+  }, 3);
+  record('adaptors over a pool', 'LoggingResourceAdaptor events written to a file', perSecond / 1e6, 'M/s', '(target >= 1)');
+  logged[Symbol.dispose]();
+  rmSync(file, { force: true });
 }

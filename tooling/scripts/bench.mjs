@@ -138,6 +138,7 @@ const targets = [
   ['PoolMemoryResource random / CuPy random', value('PoolMemoryResource', 'random workload ('), peer('cupy MemoryPool random ns/op'), '<=', 0.5],
   ['Pool at 100,000 live / at 1,000', value('PoolMemoryResource', 'random ops with 100000'), value('PoolMemoryResource', 'random ops with 1000 '), '<=', 2],
   ['Arena 8 threads / 1 thread (ops/s)', value('ArenaMemoryResource', '8 worker'), value('ArenaMemoryResource', '1 worker'), '>=', 3],
+  ['Logging pair / pool pair (C++)', value('adaptors over a pool', 'LoggingResourceAdaptor pair (C++)'), value('adaptors over a pool', 'pool pair 1 MiB (C++)'), '<=', 3],
 ];
 results.targets = [];
 console.log('\ntargets (ratios measured in this run)');

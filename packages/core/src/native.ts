@@ -59,6 +59,8 @@ export interface NativeCore {
   resourceIsDisposed(mr: ResourceHandle): boolean;
   getPerDeviceResource(device: number | undefined): ResourceHandle;
   setPerDeviceResource(device: number | undefined, mr: ResourceHandle): ResourceHandle;
+  /** The devices that have a resource in the registry (set, or the default handed out). */
+  initializedDevices(): number[];
 
   streamCreate(nonBlocking: boolean, priority: number): StreamNative;
   streamBorrow(handle: bigint): StreamNative;

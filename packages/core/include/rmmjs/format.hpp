@@ -28,6 +28,13 @@ inline std::string FormatHex(std::uintptr_t value) {
   return out.str();
 }
 
+// A stream as RMM's format_stream prints it in log messages: lowercase hex, no prefix ("0").
+inline std::string FormatStream(std::uintptr_t stream) {
+  std::ostringstream out;
+  out << std::hex << stream;
+  return out.str();
+}
+
 inline std::size_t AlignUp(std::size_t value, std::size_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }

@@ -200,6 +200,13 @@ Napi::Value SetPerDeviceResourceJs(const Napi::CallbackInfo& info) {
   return js::WrapResource(env, previous);
 }
 
+Napi::Value InitializedDevicesJs(const Napi::CallbackInfo& info) {
+  std::vector<int> devices = InitializedDevices();
+  Napi::Array result = Napi::Array::New(info.Env(), devices.size());
+  for (size_t i = 0; i < devices.size(); i++) result.Set(static_cast<uint32_t>(i), devices[i]);
+  return result;
+}
+
 }  // namespace
 
 void RegisterResources(Napi::Env env, Napi::Object exports) {
@@ -223,6 +230,7 @@ void RegisterResources(Napi::Env env, Napi::Object exports) {
   exports.Set("resourceIsDisposed", Napi::Function::New(env, ResourceIsDisposedJs));
   exports.Set("getPerDeviceResource", Napi::Function::New(env, GetPerDeviceResourceJs));
   exports.Set("setPerDeviceResource", Napi::Function::New(env, SetPerDeviceResourceJs));
+  exports.Set("initializedDevices", Napi::Function::New(env, InitializedDevicesJs));
 }
 
 }  // namespace bind

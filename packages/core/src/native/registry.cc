@@ -70,4 +70,14 @@ rmmjs_status SetPerDeviceResource(int device, rmmjs_resource* mr, rmmjs_resource
   return RMMJS_OK;
 }
 
+std::vector<int> InitializedDevices() {
+  Registry& registry = TheRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  std::vector<int> devices;
+  for (size_t device = 0; device < registry.per_device.size(); device++) {
+    if (registry.per_device[device] != nullptr) devices.push_back(static_cast<int>(device));
+  }
+  return devices;
+}
+
 }  // namespace rmmjs

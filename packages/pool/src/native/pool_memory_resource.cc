@@ -87,7 +87,7 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
   size_t try_size = SizeToGrow(size);
   if (try_size == 0 && TakeWhollyFreeUpstreamBlocks(size, &released, &released_from)) try_size = SizeToGrow(size);
   if (try_size == 0) {
-    return Exceeded(size, "Not enough room to grow, current/max/try size = " + FormatBytes(pool_size_) + ", " +
+    return GrowthFailed(stream, size, "Not enough room to grow, current/max/try size = " + FormatBytes(pool_size_) + ", " +
                               FormatBytes(maximum_pool_size_) + ", " + FormatBytes(size));
   }
   const std::vector<stream_ordered::PendingWork> pending = growth.WorkOn(released_from);
@@ -130,11 +130,11 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
 // (RMM's try_to_expand treats every exception as running out of memory).
 rmmjs_status PoolBlocks::AllocateUpstream(size_t size, size_t* bytes, rmmjs_stream stream, void** out) {
   for (;;) {
-    LogAt(RMMJS_LOG_DEBUG, "[A][Stream " + FormatHex(stream) + "][Upstream " + std::to_string(*bytes) + "B]");
+    LogAt(RMMJS_LOG_DEBUG, "[A][Stream " + FormatStream(stream) + "][Upstream " + std::to_string(*bytes) + "B]");
     const rmmjs_status status = CoreApi()->allocate(upstream_.get(), *bytes, stream, out);
     if (status == RMMJS_OK) return RMMJS_OK;
     if (status != RMMJS_ERR_OUT_OF_MEMORY) return status;
-    if (*bytes == size) return Exceeded(size, LastErrorMessage());
+    if (*bytes == size) return GrowthFailed(stream, size, LastErrorMessage());
     *bytes = std::max(size, AlignDown(*bytes / 2, kAlignment));
   }
 }
@@ -180,7 +180,7 @@ bool PoolBlocks::TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<UpstreamB
 
 rmmjs_status PoolBlocks::ReturnToUpstream(const std::vector<UpstreamBlock>& blocks, rmmjs_stream stream) {
   for (const UpstreamBlock& block : blocks) {
-    LogAt(RMMJS_LOG_DEBUG, "[D][Stream " + FormatHex(stream) + "][Upstream " + std::to_string(block.size) + "B]");
+    LogAt(RMMJS_LOG_DEBUG, "[D][Stream " + FormatStream(stream) + "][Upstream " + std::to_string(block.size) + "B]");
     RMMJS_TRY(CoreApi()->deallocate(upstream_.get(), reinterpret_cast<void*>(block.begin), block.size, stream));
   }
   return RMMJS_OK;
@@ -201,9 +201,15 @@ rmmjs_status PoolBlocks::NotHandedOut(uintptr_t ptr, size_t bytes, const char* w
 }
 
 rmmjs_status PoolBlocks::Exceeded(size_t size, const std::string& reason) {
-  const std::string message = "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): " + reason;
-  LogAt(RMMJS_LOG_DEBUG, "[A][" + std::to_string(size) + "B][FAILURE " + message + "]");
-  return Fail(RMMJS_ERR_OUT_OF_MEMORY, message);
+  return Fail(RMMJS_ERR_OUT_OF_MEMORY,
+              "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): " + reason);
+}
+
+// RMM's try_to_expand failure: logged at error level, then OutOfMemoryError.
+rmmjs_status PoolBlocks::GrowthFailed(rmmjs_stream stream, size_t size, const std::string& reason) {
+  LogAt(RMMJS_LOG_ERROR, "[A][Stream " + FormatStream(stream) + "][Upstream " + std::to_string(size) +
+                             "B][FAILURE maximum pool size exceeded: " + reason + "]");
+  return Exceeded(size, reason);
 }
 
 }  // namespace rmmjs

@@ -70,6 +70,7 @@ class PoolBlocks {
   // Takes `bytes` from upstream on stream, halving the attempt on out-of-memory down to `size`.
   rmmjs_status AllocateUpstream(size_t size, size_t* bytes, rmmjs_stream stream, void** out);
   [[gnu::cold]] static rmmjs_status Exceeded(size_t size, const std::string& reason);
+  [[gnu::cold]] static rmmjs_status GrowthFailed(rmmjs_stream stream, size_t size, const std::string& reason);
   [[gnu::cold]] static rmmjs_status NotHandedOut(uintptr_t ptr, size_t bytes, const char* why);
 
   static constexpr size_t kAlignment = RMMJS_ALLOCATION_ALIGNMENT;

@@ -1,0 +1,55 @@
+/**
+ * RMM's enable_logging / disable_logging / get_log_filenames: a LoggingResourceAdaptor on top of
+ * every initialized device's resource (the devices that have a resource in the registry, or
+ * device 0 when none has), one file per device.
+ */
+import { basename, extname } from 'node:path';
+import { getPerDeviceResource, setPerDeviceResource } from '@rmmjs/core';
+import { native } from '@rmmjs/core/internal';
+import { LoggingResourceAdaptor, logFileNameArg } from './logging-resource-adaptor.js';
+
+function initializedDevices(): number[] {
+  const devices = native.initializedDevices();
+  return devices.length > 0 ? devices : [0];
+}
+
+/** `rmm_log.csv` -> `rmm_log.dev0.csv` (Python's os.path.splitext: a leading dot is no extension). */
+function fileNameForDevice(logFileName: string, device: number): string {
+  const extension = extname(basename(logFileName));
+  const stem = logFileName.slice(0, logFileName.length - extension.length);
+  return `${stem}.dev${device}${extension}`;
+}
+
+/**
+ * Logs every allocation on every initialized device: device N writes `logFileName` (default
+ * `$RMM_LOG_FILE`; neither -> ERR_INVALID_ARG_VALUE) with `.devN` before the extension, made
+ * absolute. Devices already logging are left as they are.
+ */
+export function enableLogging(logFileName?: string): void {
+  const name = logFileNameArg(logFileName);
+  for (const device of initializedDevices()) {
+    const mr = getPerDeviceResource(device);
+    if (mr instanceof LoggingResourceAdaptor) continue;
+    setPerDeviceResource(device, new LoggingResourceAdaptor(mr, { logFileName: fileNameForDevice(name, device) }));
+  }
+}
+
+/** Puts back the upstream of every device's LoggingResourceAdaptor, after writing out its file. */
+export function disableLogging(): void {
+  for (const device of native.initializedDevices()) {
+    const mr = getPerDeviceResource(device);
+    if (!(mr instanceof LoggingResourceAdaptor)) continue;
+    setPerDeviceResource(device, mr.upstreamMr);
+    mr.flush();
+  }
+}
+
+/** The log file of each initialized device, `null` for a device that is not logging. */
+export function getLogFilenames(): Record<number, string | null> {
+  const names: Record<number, string | null> = {};
+  for (const device of native.initializedDevices()) {
+    const mr = getPerDeviceResource(device);
+    names[device] = mr instanceof LoggingResourceAdaptor ? mr.getFileName() : null;
+  }
+  return names;
+}

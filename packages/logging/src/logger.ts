@@ -1,0 +1,59 @@
+/**
+ * The debug logger every rmmjs resource writes to (RMM's `rmm::default_logger()`): pool growth,
+ * arena dumps, tracking reports. It lives in @rmmjs/core's native code, so every addon logs to
+ * the same place: `$RMM_DEBUG_LOG_FILE` (truncated when the logger starts) or stderr, one line per
+ * message in RMM's pattern `[thread][HH:MM:SS:micros][level ] message`. Process-wide and
+ * thread-safe; worker threads share its level.
+ */
+import { invalidArgType, native } from '@rmmjs/core/internal';
+
+/** RMM's `level_enum` (rapids-logger's levels): `trace` (0) to `off` (6); `n_levels` counts them. */
+export enum LevelEnum {
+  trace = 0,
+  debug = 1,
+  info = 2,
+  warn = 3,
+  error = 4,
+  critical = 5,
+  off = 6,
+  n_levels = 7,
+}
+
+/** The same enum under the name RMM's documentation uses (`rmm.logging_level`). */
+export { LevelEnum as LoggingLevel };
+
+/** A level: one of LevelEnum's values `trace` to `off` (the integers 0-6), else ERR_INVALID_ARG_TYPE. */
+function levelArg(level: unknown): LevelEnum {
+  if (typeof level !== 'number' || !Number.isInteger(level) || level < LevelEnum.trace || level > LevelEnum.off) {
+    throw invalidArgType('level', 'a LevelEnum value (an integer from 0 to 6)', level);
+  }
+  return level;
+}
+
+/** Messages below `level` are not logged (default `LevelEnum.info`). */
+export function setLoggingLevel(level: LevelEnum): void {
+  native.setLogLevel(levelArg(level));
+}
+
+export function getLoggingLevel(): LevelEnum {
+  return native.getLogLevel();
+}
+
+/** Messages at or above `level` are written to the file at once (default `LevelEnum.info`). */
+export function setFlushLevel(level: LevelEnum): void {
+  native.setFlushLevel(levelArg(level));
+}
+
+export function getFlushLevel(): LevelEnum {
+  return native.getFlushLevel();
+}
+
+/** Writes buffered messages to the log file. */
+export function flushLogger(): void {
+  native.flushLog();
+}
+
+/** True when a message at `level` would be logged (at or above the logging level, as in RMM). */
+export function shouldLog(level: LevelEnum): boolean {
+  return native.shouldLog(levelArg(level));
+}

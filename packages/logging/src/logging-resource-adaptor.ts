@@ -1,0 +1,74 @@
+import { resolve } from 'node:path';
+import { type DeviceMemoryResource, UpstreamResourceAdaptor } from '@rmmjs/core';
+import {
+  invalidArgType,
+  invalidArgValue,
+  loadAdaptorAddon,
+  registerResourceClass,
+  resourceHandle,
+  validateBoolean,
+  validateOptions,
+  type ResourceHandle,
+} from '@rmmjs/core/internal';
+
+interface LoggingAddon {
+  create(upstream: ResourceHandle, logFileName: string, autoFlush: boolean): ResourceHandle;
+  flush(mr: ResourceHandle): void;
+  fileName(mr: ResourceHandle): string;
+}
+
+const addon = loadAdaptorAddon<LoggingAddon>(import.meta.url, '../build/Release/rmmjs_logging.node', '@rmmjs/logging');
+
+export interface LoggingResourceAdaptorOptions {
+  /** The CSV file to write (truncated); default `$RMM_LOG_FILE`. */
+  logFileName?: string;
+  /** Write every row to the file at once instead of buffering (default false). */
+  autoFlush?: boolean;
+}
+
+/**
+ * `logFileName`, else `$RMM_LOG_FILE`, made absolute; neither -> ERR_INVALID_ARG_VALUE.
+ * @internal
+ */
+export function logFileNameArg(logFileName: unknown, name = 'logFileName'): string {
+  if (logFileName === undefined) {
+    const fromEnvironment = process.env.RMM_LOG_FILE;
+    if (!fromEnvironment) {
+      throw invalidArgValue(
+        name,
+        'must be given when RMM_LOG_FILE is not set (RMM log file must be specified either using logFileName or the RMM_LOG_FILE environment variable)',
+      );
+    }
+    return resolve(fromEnvironment);
+  }
+  if (typeof logFileName !== 'string') throw invalidArgType(name, 'of type string', logFileName);
+  if (logFileName === '') throw invalidArgValue(name, 'must be a file name. Received \'\'');
+  return resolve(logFileName);
+}
+
+/**
+ * Writes every allocation and free of its upstream to a CSV file in RMM's format (the header
+ * `Thread,Time,Action,Pointer,Size,Stream`, then rows `allocate`, `allocate failure` and `free`),
+ * which RMM's replay tools read. Rows are buffered in native memory and written in order from
+ * any thread; `flush()` writes them now, and the file is flushed and closed when the adaptor's
+ * last user lets go (and at process exit).
+ */
+export class LoggingResourceAdaptor extends UpstreamResourceAdaptor {
+  constructor(upstream: DeviceMemoryResource, options: LoggingResourceAdaptorOptions = {}) {
+    const { logFileName, autoFlush = false } = validateOptions<LoggingResourceAdaptorOptions>(options);
+    const handle = resourceHandle(upstream, 'upstream');
+    super(addon.create(handle, logFileNameArg(logFileName), validateBoolean(autoFlush, 'autoFlush')));
+  }
+
+  /** Writes the buffered rows to the file. */
+  flush(): void {
+    addon.flush(resourceHandle(this, 'this'));
+  }
+
+  /** The absolute path of the CSV file. */
+  getFileName(): string {
+    return addon.fileName(resourceHandle(this, 'this'));
+  }
+}
+
+registerResourceClass('LoggingResourceAdaptor', LoggingResourceAdaptor);

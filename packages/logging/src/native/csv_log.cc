@@ -1,0 +1,234 @@
+#include "csv_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <set>
+#include <utility>
+
+#include "background_writer.h"
+#include "rmmjs/status.hpp"
+
+namespace rmmjs {
+namespace {
+
+namespace fmt = log_format;
+
+constexpr char kHeader[] = "Thread,Time,Action,Pointer,Size,Stream\n";
+constexpr size_t kMaxRowLength = 128;  // 20 + 15 + 16 + 18 + 20 + 16 characters and 6 separators at most
+
+// The open logs, written out by an atexit handler: a log whose adaptor is still referenced when
+// the process exits (the current device resource, say) loses no rows. Never destroyed.
+struct OpenLogs {
+  std::mutex mutex;
+  std::set<CsvLog*> logs;
+};
+
+OpenLogs& TheOpenLogs() {
+  static OpenLogs* open_logs = [] {
+    auto* logs = new OpenLogs();
+    std::atexit([] {
+      OpenLogs& open = TheOpenLogs();
+      std::lock_guard<std::mutex> lock(open.mutex);
+      for (CsvLog* log : open.logs) log->WriteBuffered();
+    });
+    return logs;
+  }();
+  return *open_logs;
+}
+
+const char* ActionName(LogAction action, size_t* length) {
+  switch (action) {
+    case LogAction::kAllocate:
+      *length = 8;
+      return "allocate";
+    case LogAction::kAllocateFailure:
+      *length = 16;
+      return "allocate failure";
+    case LogAction::kFree:
+    default:
+      *length = 4;
+      return "free";
+  }
+}
+
+// RMM's row, "%t,%H:%M:%S.%f,<action>,%p,%zu,<stream in hex>\n".
+char* AppendRow(char* out, const LogEvent& event, fmt::TimeOfDay& time_of_day) {
+  out = fmt::AppendDecimal(out, event.thread);
+  *out++ = ',';
+  out = time_of_day.Append(out, event.time, '.');
+  *out++ = ',';
+  size_t length = 0;
+  const char* action = ActionName(event.action, &length);
+  out = fmt::AppendText(out, action, length);
+  *out++ = ',';
+  out = fmt::AppendPointer(out, event.pointer);
+  *out++ = ',';
+  out = fmt::AppendDecimal(out, event.size);
+  *out++ = ',';
+  out = fmt::AppendHex(out, event.stream);
+  *out++ = '\n';
+  return out;
+}
+
+}  // namespace
+
+rmmjs_status CsvLog::Open(const std::string& path, bool auto_flush, std::shared_ptr<CsvLog>* out) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    // spdlog's wording, which RMM reports.
+    return Fail(RMMJS_ERR_LOGIC, "Failed opening file " + path + " for writing: " + std::strerror(errno));
+  }
+  rmmjs_status status = GuardHostMemory("LoggingResourceAdaptor", [&] {
+    std::shared_ptr<CsvLog> log(new CsvLog(path, fd, auto_flush));
+    log->WriteAll(kHeader, sizeof(kHeader) - 1);
+    *out = std::move(log);
+    return RMMJS_OK;
+  });
+  if (status != RMMJS_OK) ::close(fd);
+  return status;
+}
+
+CsvLog::CsvLog(std::string path, int fd, bool auto_flush)
+    : path_(std::move(path)),
+      fd_(fd),
+      auto_flush_(auto_flush),
+      current_{std::unique_ptr<LogEvent[]>(new LogEvent[kEventsPerChunk]), 0} {
+  text_.resize(kEventsPerChunk * kMaxRowLength);
+  OpenLogs& open = TheOpenLogs();
+  std::lock_guard<std::mutex> lock(open.mutex);
+  open.logs.insert(this);
+}
+
+CsvLog::~CsvLog() { Close(); }
+
+void CsvLog::Close() {
+  {
+    OpenLogs& open = TheOpenLogs();
+    std::lock_guard<std::mutex> lock(open.mutex);
+    open.logs.erase(this);
+  }
+  WriteBuffered();
+  std::lock_guard<std::mutex> lock(file_mutex_);
+  if (closed_) return;
+  closed_ = true;
+  ::close(fd_);
+}
+
+CsvLog::Chunk CsvLog::NewChunkLocked() {
+  if (!spare_.empty()) {
+    Chunk chunk = std::move(spare_.back());
+    spare_.pop_back();
+    return chunk;
+  }
+  return Chunk{std::unique_ptr<LogEvent[]>(new (std::nothrow) LogEvent[kEventsPerChunk]), 0};
+}
+
+void CsvLog::NoteError(int error) {
+  int none = 0;
+  error_.compare_exchange_strong(none, error);
+}
+
+void CsvLog::Record(LogAction action, const void* pointer, size_t size, rmmjs_stream stream) {
+  const LogEvent event{fmt::Timestamp::Now(), fmt::ThreadId(), pointer, size, stream, action};
+  size_t waiting = 0;
+  {
+    std::lock_guard<SpinLock> lock(append_lock_);
+    if (current_.used == kEventsPerChunk) {
+      Chunk next = NewChunkLocked();
+      if (!next.events) {
+        NoteError(ENOMEM);  // the event is lost; Flush reports it
+        return;
+      }
+      full_.push_back(std::move(current_));
+      current_ = std::move(next);
+      waiting = full_.size();
+    }
+    current_.events[current_.used++] = event;
+  }
+  if (auto_flush_) {
+    WriteBuffered();
+  } else if (waiting > 0) {
+    // A chunk filled: the background writer writes it, unless too many wait (or there is no writer).
+    if (waiting > kMaxWaitingChunks || !WakeBackgroundWriter(shared_from_this())) WriteFullChunks();
+  }
+}
+
+rmmjs_status CsvLog::Flush() {
+  WriteBuffered();
+  const int error = error_.exchange(0);
+  if (error == 0) return RMMJS_OK;
+  return Fail(RMMJS_ERR_LOGIC, "Failed writing to file " + path_ + ": " + std::strerror(error));
+}
+
+void CsvLog::WriteFullChunks() {
+  std::lock_guard<std::mutex> lock(file_mutex_);
+  WriteFullChunksLocked();
+}
+
+void CsvLog::WriteBuffered() {
+  std::lock_guard<std::mutex> lock(file_mutex_);
+  bool write_in_place = false;
+  {
+    std::lock_guard<SpinLock> append(append_lock_);
+    if (current_.used > 0) {
+      Chunk next = NewChunkLocked();
+      if (next.events) {
+        full_.push_back(std::move(current_));
+        current_ = std::move(next);
+      } else {
+        write_in_place = true;
+      }
+    }
+  }
+  WriteFullChunksLocked();
+  if (write_in_place) {  // out of host memory: write the current chunk in place, recording waits
+    std::lock_guard<SpinLock> append(append_lock_);
+    if (full_.empty()) {  // else a chunk filled meanwhile: these events stay behind it
+      WriteChunk(current_);
+      current_.used = 0;
+    }
+  }
+}
+
+void CsvLog::WriteFullChunksLocked() {
+  for (;;) {
+    Chunk chunk;
+    {
+      std::lock_guard<SpinLock> lock(append_lock_);
+      if (full_.empty()) return;
+      chunk = std::move(full_.front());
+      full_.pop_front();
+    }
+    WriteChunk(chunk);
+    chunk.used = 0;
+    std::lock_guard<SpinLock> lock(append_lock_);
+    spare_.push_back(std::move(chunk));
+  }
+}
+
+void CsvLog::WriteChunk(const Chunk& chunk) {
+  if (closed_) return;
+  char* end = text_.data();
+  for (size_t i = 0; i < chunk.used; i++) end = AppendRow(end, chunk.events[i], time_of_day_);
+  WriteAll(text_.data(), static_cast<size_t>(end - text_.data()));
+}
+
+void CsvLog::WriteAll(const char* data, size_t length) {
+  while (length > 0) {
+    ssize_t written = ::write(fd_, data, length);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      NoteError(errno);
+      return;
+    }
+    data += written;
+    length -= static_cast<size_t>(written);
+  }
+}
+
+}  // namespace rmmjs

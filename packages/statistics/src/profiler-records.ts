@@ -1,0 +1,126 @@
+import { invalidArgType, invalidArgValue, validateInteger, validateOptions } from '@rmmjs/core/internal';
+import type { Statistics } from './statistics.js';
+
+function amount(value: unknown, name: string): number {
+  return validateInteger(value, name, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+}
+
+/** The memory a profiled function or block used over its calls. */
+export class MemoryRecord {
+  /** How many times it ran. */
+  numCalls: number;
+  /** Bytes allocated over all calls. */
+  memoryTotal: number;
+  /** The most bytes live at once during any one call. */
+  memoryPeak: number;
+
+  /** `new MemoryRecord(numCalls?, memoryTotal?, memoryPeak?)` or `new MemoryRecord({ numCalls, memoryTotal, memoryPeak })`. */
+  constructor(
+    numCalls: number | { numCalls?: number; memoryTotal?: number; memoryPeak?: number } = 0,
+    memoryTotal = 0,
+    memoryPeak = 0,
+  ) {
+    if (typeof numCalls === 'object' && numCalls !== null) {
+      ({ numCalls = 0, memoryTotal = 0, memoryPeak = 0 } = numCalls);
+    }
+    this.numCalls = amount(numCalls, 'numCalls');
+    this.memoryTotal = amount(memoryTotal, 'memoryTotal');
+    this.memoryPeak = amount(memoryPeak, 'memoryPeak');
+  }
+
+  /** Counts one more call that allocated `memoryTotal` bytes with a peak of `memoryPeak`. */
+  add(memoryTotal: number, memoryPeak: number): void {
+    this.numCalls += 1;
+    this.memoryTotal += amount(memoryTotal, 'memoryTotal');
+    this.memoryPeak = Math.max(this.memoryPeak, amount(memoryPeak, 'memoryPeak'));
+  }
+}
+
+/** What `report()` can sort by (RMM's Python names are accepted too). */
+export type ProfilerOrder = 'numCalls' | 'memoryPeak' | 'memoryTotal' | 'num_calls' | 'memory_peak' | 'memory_total';
+
+const ORDERS: Record<ProfilerOrder, 'numCalls' | 'memoryPeak' | 'memoryTotal'> = {
+  numCalls: 'numCalls',
+  memoryPeak: 'memoryPeak',
+  memoryTotal: 'memoryTotal',
+  num_calls: 'numCalls',
+  memory_peak: 'memoryPeak',
+  memory_total: 'memoryTotal',
+};
+
+/** Python's `f"{n:{width},d}"`: thousands separated by commas, right-aligned. */
+function formatCount(value: number, width: number): string {
+  const digits = Math.abs(value).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${value < 0 ? '-' : ''}${digits}`.padStart(width);
+}
+
+/** The records profilers write to: one MemoryRecord per name (RMM's ProfilerRecords). */
+export class ProfilerRecords {
+  /** The record class, also at `ProfilerRecords.MemoryRecord` as in RMM. */
+  static readonly MemoryRecord = MemoryRecord;
+
+  #records = new Map<string, MemoryRecord>();
+
+  /** Adds one call of `name` that allocated `stats.totalBytes` with a peak of `stats.peakBytes`. */
+  add(name: string, stats: Pick<Statistics, 'totalBytes' | 'peakBytes'>): void {
+    if (typeof name !== 'string') throw invalidArgType('name', 'of type string', name);
+    if (typeof stats !== 'object' || stats === null) throw invalidArgType('stats', 'a Statistics object', stats);
+    let record = this.#records.get(name);
+    if (record === undefined) {
+      record = new MemoryRecord();
+      this.#records.set(name, record);
+    }
+    record.add(stats.totalBytes, stats.peakBytes);
+  }
+
+  /** A copy of the records, by name, in the order they were first added. */
+  get records(): Map<string, MemoryRecord> {
+    return new Map(
+      [...this.#records].map(([name, r]) => [name, new MemoryRecord(r.numCalls, r.memoryTotal, r.memoryPeak)]),
+    );
+  }
+
+  /**
+   * RMM's report: a table of the records, largest first by `orderedBy` (default `memoryPeak`;
+   * equal records keep the order they were added in).
+   */
+  report(options: { orderedBy?: ProfilerOrder } = {}): string {
+    const { orderedBy = 'memoryPeak' } = validateOptions<{ orderedBy: ProfilerOrder }>(options);
+    if (typeof orderedBy !== 'string') throw invalidArgType('orderedBy', 'of type string', orderedBy);
+    const field = Object.hasOwn(ORDERS, orderedBy) ? ORDERS[orderedBy as ProfilerOrder] : undefined;
+    if (field === undefined) {
+      throw invalidArgValue('orderedBy', `must be 'numCalls', 'memoryPeak' or 'memoryTotal'. Received '${orderedBy}'`);
+    }
+    const records = [...this.#records].sort(([, a], [, b]) => b[field] - a[field]);
+    let text = 'Memory Profiling\n================\n\n';
+    if (records.length === 0) return `${text}No data, maybe profiling wasn't enabled?`;
+    text +=
+      'Legends:\n' +
+      '  ncalls       - number of times the function or code block was called\n' +
+      '  memory_peak  - peak memory allocated in function or code block (in bytes)\n' +
+      '  memory_total - total memory allocated in function or code block (in bytes)\n';
+    text += `\nOrdered by: ${orderedBy}\n`;
+    text += '\nncalls     memory_peak    memory_total  filename:lineno(function)\n';
+    for (const [name, record] of records) {
+      text += `${formatCount(record.numCalls, 6)} ${formatCount(record.memoryPeak, 15)} `;
+      text += `${formatCount(record.memoryTotal, 15)}  ${name}\n`;
+    }
+    return text.slice(0, -1);
+  }
+
+  /** The records as a plain object, `{ name: { numCalls, memoryTotal, memoryPeak } }`, for tooling. */
+  toJSON(): Record<string, { numCalls: number; memoryTotal: number; memoryPeak: number }> {
+    const json: Record<string, { numCalls: number; memoryTotal: number; memoryPeak: number }> = {};
+    for (const [name, { numCalls, memoryTotal, memoryPeak }] of this.#records) {
+      json[name] = { numCalls, memoryTotal, memoryPeak };
+    }
+    return json;
+  }
+
+  toString(): string {
+    return this.report();
+  }
+}
+
+/** The records `profiler()`, `profileScope()` and `profile()` write to by default. */
+export const defaultProfilerRecords = new ProfilerRecords();
