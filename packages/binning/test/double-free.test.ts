@@ -2,9 +2,9 @@
 // upstream: RMMError ERR_RMM_LOGIC, passed on unchanged.
 import { RMMError } from '@rmmjs/core';
 import { BinningMemoryResource } from '@rmmjs/binning';
-import { thrown } from '@rmmjs/test-helpers';
+import { KiB, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { KiB, availableUpstreams } from './helpers.js';
+import { availableUpstreams } from './helpers.js';
 
 describe.each(availableUpstreams())('BinningMemoryResource over $name', ({ make }) => {
   it('freeing an upstream-served allocation twice, or a foreign address, is RMMError ERR_RMM_LOGIC', () => {
