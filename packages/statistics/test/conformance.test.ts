@@ -1,0 +1,8 @@
+// StatisticsResourceAdaptor through the shared conformance suite (RMM's mr_ref_test).
+import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
+import { describeConformance, upstreams } from '@rmmjs/test-helpers';
+
+describeConformance('StatisticsResourceAdaptor', (upstream) => new StatisticsResourceAdaptor(upstream), {
+  upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'ManagedMemoryResource'),
+  counts: (mr) => mr.allocationCounts.currentBytes,
+});
