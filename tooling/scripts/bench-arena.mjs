@@ -26,17 +26,43 @@ const cpuNs = (start) => {
   const { user, system } = process.cpuUsage(start);
   return (user + system) * 1000;
 };
-console.log(`ArenaMemoryResource on ${core.cuda.isAvailable() ? core.cuda.deviceName(0) : 'host'} (upstream ${upstream.constructor.name})`);
+console.log(
+  `ArenaMemoryResource on ${core.cuda.isAvailable() ? core.cuda.deviceName(0) : 'host'} (upstream ${upstream.constructor.name})`,
+);
 
 const pairs = quick ? 100_000 : 1_000_000;
-line('pair 1 MiB through the C ABI (C++ loop)', best(() => abiPairNs(mr, MiB, pairs)), 'ns');
-line('pair 256 B through the C ABI (C++ loop)', best(() => abiPairNs(mr, 256, pairs)), 'ns');
-line('pair 1 MiB from JS', best(() => pairNs(mr, MiB, pairs / 4)), 'ns');
+line(
+  'pair 1 MiB through the C ABI (C++ loop)',
+  best(() => abiPairNs(mr, MiB, pairs)),
+  'ns',
+);
+line(
+  'pair 256 B through the C ABI (C++ loop)',
+  best(() => abiPairNs(mr, 256, pairs)),
+  'ns',
+);
+line(
+  'pair 1 MiB from JS',
+  best(() => pairNs(mr, MiB, pairs / 4)),
+  'ns',
+);
 const workload = randomWorkload({ steps: quick ? 20_000 : 100_000 });
-line(`random workload (${workload.steps} steps, 1 B..4 MiB) through the C ABI`, best(() => abiRandomNs(mr, workload.sizes, workload.frees)), 'ns/op');
-line('random workload from JS', best(() => runRandomWorkload(mr, workload)), 'ns/op');
+line(
+  `random workload (${workload.steps} steps, 1 B..4 MiB) through the C ABI`,
+  best(() => abiRandomNs(mr, workload.sizes, workload.frees)),
+  'ns/op',
+);
+line(
+  'random workload from JS',
+  best(() => runRandomWorkload(mr, workload)),
+  'ns/op',
+);
 const small = randomWorkload({ steps: quick ? 20_000 : 100_000, maxSize: MiB });
-line('random workload (1 B..1 MiB) through the C ABI', best(() => abiRandomNs(mr, small.sizes, small.frees)), 'ns/op');
+line(
+  'random workload (1 B..1 MiB) through the C ABI',
+  best(() => abiRandomNs(mr, small.sizes, small.frees)),
+  'ns/op',
+);
 
 // Threads sharing the arena: each does allocate+free pairs of 1 MiB for `seconds`.
 const coreEntry = import.meta.resolve('@rmmjs/core');
@@ -44,7 +70,11 @@ const arenaEntry = import.meta.resolve('@rmmjs/arena');
 const seconds = quick ? 0.3 : 1;
 async function workersRun(count) {
   const previous = core.setCurrentDeviceResource(mr);
-  const workers = Array.from({ length: count }, () => new Worker(`
+  const workers = Array.from(
+    { length: count },
+    () =>
+      new Worker(
+        `
     const { parentPort } = await import('node:worker_threads');
     const core = await import(${JSON.stringify(coreEntry)});
     await import(${JSON.stringify(arenaEntry)});
@@ -58,7 +88,10 @@ async function workersRun(count) {
         ops += 2000;
       }
       parentPort.postMessage(ops);
-    });`, { eval: true, type: 'module' }));
+    });`,
+        { eval: true, type: 'module' },
+      ),
+  );
   await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))));
   const done = workers.map((w) => new Promise((resolve) => w.once('message', resolve)));
   const cpu = process.cpuUsage();
@@ -78,18 +111,34 @@ for (const count of counts) {
     rate = Math.max(rate, run.rate);
     cpuPerOp = Math.min(cpuPerOp, run.cpuPerOp);
   }
-  line(`${count} worker_threads, pairs of 1 MiB: ops/s (all workers)`, rate, 'ops/s', `CPU ${cpuPerOp.toFixed(1)} ns/op`);
+  line(
+    `${count} worker_threads, pairs of 1 MiB: ops/s (all workers)`,
+    rate,
+    'ops/s',
+    `CPU ${cpuPerOp.toFixed(1)} ns/op`,
+  );
 }
 for (const threads of counts) {
   let rate = 0;
   let cpuPerOp = Infinity;
   for (let i = 0; i < (quick ? 2 : 3); i++) {
     const cpu = process.cpuUsage();
-    const r = nativeThreadsWorkload(mr, { threads, iterations: quick ? 200_000 : 1_000_000, minBytes: MiB, maxBytes: MiB, maxLive: 1 });
+    const r = nativeThreadsWorkload(mr, {
+      threads,
+      iterations: quick ? 200_000 : 1_000_000,
+      minBytes: MiB,
+      maxBytes: MiB,
+      maxLive: 1,
+    });
     if (r.errors.length > 0) throw new Error(r.errors[0]);
     rate = Math.max(rate, r.operations / r.seconds);
     cpuPerOp = Math.min(cpuPerOp, cpuNs(cpu) / r.operations);
   }
-  line(`${threads} native threads, pairs of 1 MiB: ops/s (all threads)`, rate, 'ops/s', `CPU ${cpuPerOp.toFixed(1)} ns/op`);
+  line(
+    `${threads} native threads, pairs of 1 MiB: ops/s (all threads)`,
+    rate,
+    'ops/s',
+    `CPU ${cpuPerOp.toFixed(1)} ns/op`,
+  );
 }
 mr[Symbol.dispose]();

@@ -31,16 +31,44 @@ export async function benchSuballocators({ record, quick, gpu }) {
   const suballocators = [
     ['PoolMemoryResource', pool, true],
     ['ArenaMemoryResource', () => new ArenaMemoryResource(base, { arenaSize: 8 * GiB }), true],
-    ['FixedSizeMemoryResource', () => new FixedSizeMemoryResource(base, { blockSize: MiB, blocksToPreallocate: 128 }), false],
-    ['BinningMemoryResource', () => new BinningMemoryResource(pool(), { minSizeExponent: 8, maxSizeExponent: 20 }), true],
+    [
+      'FixedSizeMemoryResource',
+      () => new FixedSizeMemoryResource(base, { blockSize: MiB, blocksToPreallocate: 128 }),
+      false,
+    ],
+    [
+      'BinningMemoryResource',
+      () => new BinningMemoryResource(pool(), { minSizeExponent: 8, maxSizeExponent: 20 }),
+      true,
+    ],
   ];
   for (const [name, make, random] of suballocators) {
     const mr = make();
-    record(name, 'pair 1 MiB from JS', median(() => pairNs(mr, MiB, pairs)), 'ns');
-    record(name, 'pair 1 MiB through the C ABI (C++)', median(() => abiPairNs(mr, MiB, pairs)), 'ns');
+    record(
+      name,
+      'pair 1 MiB from JS',
+      median(() => pairNs(mr, MiB, pairs)),
+      'ns',
+    );
+    record(
+      name,
+      'pair 1 MiB through the C ABI (C++)',
+      median(() => abiPairNs(mr, MiB, pairs)),
+      'ns',
+    );
     if (random) {
-      record(name, `random workload (${steps} steps) from JS`, median(() => runRandomWorkload(mr, workload), 3), 'ns/op');
-      record(name, 'random workload through the C ABI (C++)', median(() => abiRandomNs(mr, workload.sizes, workload.frees), 3), 'ns/op');
+      record(
+        name,
+        `random workload (${steps} steps) from JS`,
+        median(() => runRandomWorkload(mr, workload), 3),
+        'ns/op',
+      );
+      record(
+        name,
+        'random workload through the C ABI (C++)',
+        median(() => abiRandomNs(mr, workload.sizes, workload.frees), 3),
+        'ns/op',
+      );
     }
     mr[Symbol.dispose]();
   }
@@ -50,9 +78,16 @@ export async function benchSuballocators({ record, quick, gpu }) {
   const scaleMr = new PoolMemoryResource(base, { initialPoolSize: 8 * GiB });
   const churn = randomWorkload({ steps: quick ? 20_000 : 200_000, maxSize: 64 << 10, maxLive: 1000, seed: 7 });
   for (const live of [1_000, 100_000]) {
-    const sizes = randomWorkload({ steps: live * 2, maxSize: 64 << 10, maxLive: live, seed: 9 }).sizes.filter((s) => s > 0).slice(0, live);
+    const sizes = randomWorkload({ steps: live * 2, maxSize: 64 << 10, maxLive: live, seed: 9 })
+      .sizes.filter((s) => s > 0)
+      .slice(0, live);
     const held = Array.from(sizes, (size) => [scaleMr.allocate(size), size]);
-    record('PoolMemoryResource', `random ops with ${live} extra live (JS)`, median(() => runRandomWorkload(scaleMr, churn), 3), 'ns/op');
+    record(
+      'PoolMemoryResource',
+      `random ops with ${live} extra live (JS)`,
+      median(() => runRandomWorkload(scaleMr, churn), 3),
+      'ns/op',
+    );
     for (const [ptr, size] of held) scaleMr.deallocate(ptr, size);
   }
   scaleMr[Symbol.dispose]();
@@ -62,7 +97,12 @@ export async function benchSuballocators({ record, quick, gpu }) {
   for (const [name, make] of [suballocators[0], suballocators[1]]) {
     const mr = make();
     for (const workers of [1, 2, 4, 8]) {
-      record(name, `${workers} worker threads, pairs of 1 MiB`, (await threadOpsPerSecond(mr, workers, { seconds })) / 1e6, 'Mops/s');
+      record(
+        name,
+        `${workers} worker threads, pairs of 1 MiB`,
+        (await threadOpsPerSecond(mr, workers, { seconds })) / 1e6,
+        'Mops/s',
+      );
     }
     mr[Symbol.dispose]();
   }
@@ -81,7 +121,13 @@ export async function benchSuballocators({ record, quick, gpu }) {
   for (const [name, make] of adaptors) {
     const mr = make();
     const pair = median(() => abiPairNs(mr, MiB, pairs), 7);
-    record('adaptors over a pool', `${name} pair (C++)`, pair, 'ns', `adds ${(pair - poolPair).toFixed(1)} ns (target <= 30)`);
+    record(
+      'adaptors over a pool',
+      `${name} pair (C++)`,
+      pair,
+      'ns',
+      `adds ${(pair - poolPair).toFixed(1)} ns (target <= 30)`,
+    );
     mr[Symbol.dispose]();
   }
   benchLogging({ record, upstream, poolPair, pairs, quick });
@@ -96,10 +142,22 @@ function benchLogging({ record, upstream, poolPair, pairs, quick }) {
   const logged = new LoggingResourceAdaptor(upstream, { logFileName: file });
   const handle = resourceHandle(logged, 'mr');
   const pair = median(() => benchNative.abiPairNs(handle, MiB, pairs), 7);
-  record('adaptors over a pool', 'LoggingResourceAdaptor pair (C++)', pair, 'ns', `${(pair / poolPair).toFixed(2)}x the pool pair (target <= 3)`);
+  record(
+    'adaptors over a pool',
+    'LoggingResourceAdaptor pair (C++)',
+    pair,
+    'ns',
+    `${(pair / poolPair).toFixed(2)}x the pool pair (target <= 3)`,
+  );
   const poolJs = median(() => pairNs(upstream, MiB, pairs));
   const loggedJs = median(() => pairNs(logged, MiB, pairs));
-  record('adaptors over a pool', 'LoggingResourceAdaptor pair from JS', loggedJs, 'ns', `${(loggedJs / poolJs).toFixed(2)}x the pool pair from JS (${poolJs.toFixed(0)} ns)`);
+  record(
+    'adaptors over a pool',
+    'LoggingResourceAdaptor pair from JS',
+    loggedJs,
+    'ns',
+    `${(loggedJs / poolJs).toFixed(2)}x the pool pair from JS (${poolJs.toFixed(0)} ns)`,
+  );
   const events = quick ? 400_000 : 4_000_000;
   const perSecond = median(() => {
     const start = process.hrtime.bigint();
@@ -107,7 +165,13 @@ function benchLogging({ record, upstream, poolPair, pairs, quick }) {
     logged.flush();
     return events / (Number(process.hrtime.bigint() - start) / 1e9);
   }, 3);
-  record('adaptors over a pool', 'LoggingResourceAdaptor events written to a file', perSecond / 1e6, 'M/s', '(target >= 1)');
+  record(
+    'adaptors over a pool',
+    'LoggingResourceAdaptor events written to a file',
+    perSecond / 1e6,
+    'M/s',
+    '(target >= 1)',
+  );
   logged[Symbol.dispose]();
   rmSync(file, { force: true });
 }

@@ -9,7 +9,11 @@ const coreUrl = import.meta.resolve('@rmmjs/core');
 export async function threadOpsPerSecond(mr, workers, { nbytes = 1 << 20, seconds = 1 } = {}) {
   const previous = core.setCurrentDeviceResource(mr);
   try {
-    const threads = Array.from({ length: workers }, () => new Worker(`
+    const threads = Array.from(
+      { length: workers },
+      () =>
+        new Worker(
+          `
       const { parentPort } = await import('node:worker_threads');
       const core = await import(${JSON.stringify(coreUrl)});
       const mr = core.getCurrentDeviceResource();
@@ -23,11 +27,19 @@ export async function threadOpsPerSecond(mr, workers, { nbytes = 1 << 20, second
           ops += 512;
         }
         parentPort.postMessage(ops);
-      });`, { eval: true }));
-    await Promise.all(threads.map((t) => new Promise((resolve, reject) => {
-      t.once('message', resolve);
-      t.once('error', reject);
-    })));
+      });`,
+          { eval: true },
+        ),
+    );
+    await Promise.all(
+      threads.map(
+        (t) =>
+          new Promise((resolve, reject) => {
+            t.once('message', resolve);
+            t.once('error', reject);
+          }),
+      ),
+    );
     const done = threads.map((t) => new Promise((resolve) => t.once('message', resolve)));
     for (const t of threads) t.postMessage('go');
     const ops = (await Promise.all(done)).reduce((a, b) => a + b, 0);

@@ -20,7 +20,9 @@ const results = { gpu, device: gpu ? core.cuda.deviceName(0) : 'host', rows };
 
 function record(group, name, value, unit, note = '') {
   rows.push({ group, name, value, unit, note });
-  console.log(`${group.padEnd(24)} ${name.padEnd(44)} ${value.toFixed(value < 10 ? 3 : 1).padStart(12)} ${unit.padEnd(6)} ${note}`);
+  console.log(
+    `${group.padEnd(24)} ${name.padEnd(44)} ${value.toFixed(value < 10 ? 3 : 1).padStart(12)} ${unit.padEnd(6)} ${note}`,
+  );
 }
 
 console.log(`rmmjs bench on ${results.device}${quick ? ' (quick)' : ''}\n`);
@@ -29,12 +31,12 @@ console.log(`rmmjs bench on ${results.device}${quick ? ' (quick)' : ''}\n`);
 const resources = copiesOnly
   ? []
   : gpu
-  ? [
-      ['CudaMemoryResource', () => new core.CudaMemoryResource(), 2_000, 10_000],
-      ['CudaAsyncMemoryResource', () => new core.CudaAsyncMemoryResource(), 50_000, 100_000],
-      ['PinnedHostMemoryResource', () => new core.PinnedHostMemoryResource(), 500, 2_000],
-    ]
-  : [['SystemMemoryResource', () => new core.SystemMemoryResource(), 200_000, 100_000]];
+    ? [
+        ['CudaMemoryResource', () => new core.CudaMemoryResource(), 2_000, 10_000],
+        ['CudaAsyncMemoryResource', () => new core.CudaAsyncMemoryResource(), 50_000, 100_000],
+        ['PinnedHostMemoryResource', () => new core.PinnedHostMemoryResource(), 500, 2_000],
+      ]
+    : [['SystemMemoryResource', () => new core.SystemMemoryResource(), 200_000, 100_000]];
 
 // A JS pair against the same driver calls in a C++ loop: measured in alternation, so that the
 // driver's own drift (it moves by tens of percent between runs here) hits both alike.
@@ -57,18 +59,42 @@ for (const [name, make, pairIterations, steps] of resources) {
   let driverLoop;
   if (name === 'CudaMemoryResource') driverLoop = () => driverPairNs(MiB, n);
   if (name === 'CudaAsyncMemoryResource') driverLoop = () => driverPoolPairNs(mr.poolHandle(), MiB, n);
-  const [js, driver] = driverLoop ? alternating(() => pairNs(mr, MiB, n), driverLoop) : [median(() => pairNs(mr, MiB, n)), undefined];
+  const [js, driver] = driverLoop
+    ? alternating(() => pairNs(mr, MiB, n), driverLoop)
+    : [median(() => pairNs(mr, MiB, n)), undefined];
   const native = median(() => abiPairNs(mr, MiB, n));
   record(name, 'pair 1 MiB from JS', js, 'ns');
   record(name, 'pair 1 MiB through the C ABI (C++)', native, 'ns', `JS adds ${(js - native).toFixed(0)} ns`);
   const workload = randomWorkload({ steps: quick ? steps / 10 : steps });
-  record(name, `random workload (${workload.steps} steps) from JS`, median(() => runRandomWorkload(mr, workload), 3), 'ns/op');
-  record(name, 'random workload through the C ABI (C++)', median(() => abiRandomNs(mr, workload.sizes, workload.frees), 3), 'ns/op');
+  record(
+    name,
+    `random workload (${workload.steps} steps) from JS`,
+    median(() => runRandomWorkload(mr, workload), 3),
+    'ns/op',
+  );
+  record(
+    name,
+    'random workload through the C ABI (C++)',
+    median(() => abiRandomNs(mr, workload.sizes, workload.frees), 3),
+    'ns/op',
+  );
   if (name === 'CudaMemoryResource') {
-    record(name, 'pair 1 MiB: cuMemAlloc+cuMemFree C++ loop', driver, 'ns', `JS/driver ${(js / driver).toFixed(3)} (target <= 1.05)`);
+    record(
+      name,
+      'pair 1 MiB: cuMemAlloc+cuMemFree C++ loop',
+      driver,
+      'ns',
+      `JS/driver ${(js / driver).toFixed(3)} (target <= 1.05)`,
+    );
   }
   if (name === 'CudaAsyncMemoryResource') {
-    record(name, 'pair 1 MiB: cuMemAllocFromPoolAsync C++ loop', driver, 'ns', `JS/driver ${(js / driver).toFixed(3)} (target <= 1.1)`);
+    record(
+      name,
+      'pair 1 MiB: cuMemAllocFromPoolAsync C++ loop',
+      driver,
+      'ns',
+      `JS/driver ${(js / driver).toFixed(3)} (target <= 1.1)`,
+    );
   }
   mr[Symbol.dispose]();
 }
@@ -92,18 +118,45 @@ if (!copiesOnly) {
   const size = (quick ? 32 : 256) * MiB;
   const host = new Uint8Array(size).fill(1);
   const buffer = new core.DeviceBuffer({ size });
-  const gbps = (fn) => median(() => {
-    const start = process.hrtime.bigint();
-    fn();
-    return size / Number(process.hrtime.bigint() - start);
-  }, 3);
-  record('copies', `host->device ${size / MiB} MiB (pageable)`, gbps(() => buffer.copyFromHost(host)), 'GB/s');
-  record('copies', `device->host ${size / MiB} MiB (pageable)`, gbps(() => buffer.copyToHost(host)), 'GB/s');
+  const gbps = (fn) =>
+    median(() => {
+      const start = process.hrtime.bigint();
+      fn();
+      return size / Number(process.hrtime.bigint() - start);
+    }, 3);
+  record(
+    'copies',
+    `host->device ${size / MiB} MiB (pageable)`,
+    gbps(() => buffer.copyFromHost(host)),
+    'GB/s',
+  );
+  record(
+    'copies',
+    `device->host ${size / MiB} MiB (pageable)`,
+    gbps(() => buffer.copyToHost(host)),
+    'GB/s',
+  );
   if (gpu) {
     const pinned = new core.PinnedHostMemoryResource();
     const staging = new core.DeviceBuffer({ size, mr: pinned });
-    record('copies', `pinned->device ${size / MiB} MiB`, gbps(() => { buffer.copyFromDevice(staging); buffer.stream.synchronize(); }), 'GB/s');
-    record('copies', `device->pinned ${size / MiB} MiB`, gbps(() => { staging.copyFromDevice(buffer); staging.stream.synchronize(); }), 'GB/s');
+    record(
+      'copies',
+      `pinned->device ${size / MiB} MiB`,
+      gbps(() => {
+        buffer.copyFromDevice(staging);
+        buffer.stream.synchronize();
+      }),
+      'GB/s',
+    );
+    record(
+      'copies',
+      `device->pinned ${size / MiB} MiB`,
+      gbps(() => {
+        staging.copyFromDevice(buffer);
+        staging.stream.synchronize();
+      }),
+      'GB/s',
+    );
     staging.free();
     pinned[Symbol.dispose]();
   }
@@ -117,7 +170,8 @@ if (gpu && !args.includes('--no-peers') && !copiesOnly) {
   if (run.status === 0) {
     const peers = JSON.parse(run.stdout);
     results.peers = peers;
-    for (const [name, value] of Object.entries(peers)) record('peers (Python)', name, value, name.includes('GB/s') ? 'GB/s' : 'ns');
+    for (const [name, value] of Object.entries(peers))
+      record('peers (Python)', name, value, name.includes('GB/s') ? 'GB/s' : 'ns');
   } else {
     console.log(`peers: not measured (${(run.stderr || run.error?.message || '').trim().split('\n').pop()})`);
   }
@@ -127,18 +181,59 @@ if (gpu && !args.includes('--no-peers') && !copiesOnly) {
 const value = (group, name) => rows.find((r) => r.group === group && r.name.startsWith(name))?.value;
 const peer = (name) => results.peers?.[name];
 const targets = [
-  ['Cuda pair / cuMemAlloc loop', value('CudaMemoryResource', 'pair 1 MiB from JS'), value('CudaMemoryResource', 'pair 1 MiB: cuMemAlloc'), '<=', 1.05],
-  ['CudaAsync pair / pool C++ loop', value('CudaAsyncMemoryResource', 'pair 1 MiB from JS'), value('CudaAsyncMemoryResource', 'pair 1 MiB: cuMemAllocFromPoolAsync'), '<=', 1.1],
+  [
+    'Cuda pair / cuMemAlloc loop',
+    value('CudaMemoryResource', 'pair 1 MiB from JS'),
+    value('CudaMemoryResource', 'pair 1 MiB: cuMemAlloc'),
+    '<=',
+    1.05,
+  ],
+  [
+    'CudaAsync pair / pool C++ loop',
+    value('CudaAsyncMemoryResource', 'pair 1 MiB from JS'),
+    value('CudaAsyncMemoryResource', 'pair 1 MiB: cuMemAllocFromPoolAsync'),
+    '<=',
+    1.1,
+  ],
   ['pageable host->device / CuPy', value('copies', 'host->device'), peer('cupy host->device pageable GB/s'), '>=', 2],
   ['pageable device->host / CuPy', value('copies', 'device->host'), peer('cupy device->host pageable GB/s'), '>=', 1.5],
   ['pinned->device / CuPy pinned', value('copies', 'pinned->device'), peer('cupy host->device pinned GB/s'), '>=', 0.9],
   ['device->pinned / CuPy pinned', value('copies', 'device->pinned'), peer('cupy device->host pinned GB/s'), '>=', 0.9],
   ...['PoolMemoryResource', 'ArenaMemoryResource', 'FixedSizeMemoryResource', 'BinningMemoryResource'].map((name) => [
-    `${name} pair / CuPy MemoryPool pair`, value(name, 'pair 1 MiB from JS'), peer('cupy MemoryPool pair 1 MiB'), '<=', 0.5]),
-  ['PoolMemoryResource random / CuPy random', value('PoolMemoryResource', 'random workload ('), peer('cupy MemoryPool random ns/op'), '<=', 0.5],
-  ['Pool at 100,000 live / at 1,000', value('PoolMemoryResource', 'random ops with 100000'), value('PoolMemoryResource', 'random ops with 1000 '), '<=', 2],
-  ['Arena 8 threads / 1 thread (ops/s)', value('ArenaMemoryResource', '8 worker'), value('ArenaMemoryResource', '1 worker'), '>=', 3],
-  ['Logging pair / pool pair (C++)', value('adaptors over a pool', 'LoggingResourceAdaptor pair (C++)'), value('adaptors over a pool', 'pool pair 1 MiB (C++)'), '<=', 3],
+    `${name} pair / CuPy MemoryPool pair`,
+    value(name, 'pair 1 MiB from JS'),
+    peer('cupy MemoryPool pair 1 MiB'),
+    '<=',
+    0.5,
+  ]),
+  [
+    'PoolMemoryResource random / CuPy random',
+    value('PoolMemoryResource', 'random workload ('),
+    peer('cupy MemoryPool random ns/op'),
+    '<=',
+    0.5,
+  ],
+  [
+    'Pool at 100,000 live / at 1,000',
+    value('PoolMemoryResource', 'random ops with 100000'),
+    value('PoolMemoryResource', 'random ops with 1000 '),
+    '<=',
+    2,
+  ],
+  [
+    'Arena 8 threads / 1 thread (ops/s)',
+    value('ArenaMemoryResource', '8 worker'),
+    value('ArenaMemoryResource', '1 worker'),
+    '>=',
+    3,
+  ],
+  [
+    'Logging pair / pool pair (C++)',
+    value('adaptors over a pool', 'LoggingResourceAdaptor pair (C++)'),
+    value('adaptors over a pool', 'pool pair 1 MiB (C++)'),
+    '<=',
+    3,
+  ],
 ];
 results.targets = [];
 console.log('\ntargets (ratios measured in this run)');

@@ -6,7 +6,16 @@ const addon = loadAddon(import.meta.url, './build/Release/rmmjs_test_addon.node'
 
 export function nativeThreadsWorkload(mr, options) {
   const { threads, iterations, minBytes, maxBytes, maxLive, seed = 1, check = false } = options;
-  return addon.nativeThreadsWorkload(resourceHandle(mr, 'mr'), threads, iterations, minBytes, maxBytes, maxLive, seed, check);
+  return addon.nativeThreadsWorkload(
+    resourceHandle(mr, 'mr'),
+    threads,
+    iterations,
+    minBytes,
+    maxBytes,
+    maxLive,
+    seed,
+    check,
+  );
 }
 
 export function allocateOnNativeThread(mr, nbytes) {

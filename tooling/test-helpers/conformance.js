@@ -4,8 +4,27 @@
 // device resource, worker threads, equality, upstreams, dispose and bad arguments.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeCuda } from '@rmmjs/fake-cuda';
-import { KiB, MiB, PiB, backend, equalBytes, expectBytes, onFake, onHost, packageUnderTest, random, thrown, withCuda } from './basics.js';
-import { core, coreInternal, disposeAfterEach, enableFakePageableMemoryAccess, pageableMemoryAccess } from './resources.js';
+import {
+  KiB,
+  MiB,
+  PiB,
+  backend,
+  equalBytes,
+  expectBytes,
+  onFake,
+  onHost,
+  packageUnderTest,
+  random,
+  thrown,
+  withCuda,
+} from './basics.js';
+import {
+  core,
+  coreInternal,
+  disposeAfterEach,
+  enableFakePageableMemoryAccess,
+  pageableMemoryAccess,
+} from './resources.js';
 import { runInWorker } from './workers.js';
 
 const {
@@ -52,7 +71,8 @@ export const conformanceSeed = (() => {
   const given = process.env.RMMJS_TEST_SEED;
   if (given === undefined) return Math.floor(Math.random() * 2 ** 31);
   const seed = Number(given);
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`RMMJS_TEST_SEED must be a non-negative integer, not "${given}"`);
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new Error(`RMMJS_TEST_SEED must be a non-negative integer, not "${given}"`);
   return seed;
 })();
 let seedPrinted = false;
@@ -87,7 +107,8 @@ function expectPlaced(ptrs, sizes) {
   for (const [i, { ptr, end }] of blocks.entries()) {
     if (ptr === 0n || ptr % 256n !== 0n) throw new Error(`pointer ${hex(ptr)} is null or not 256-byte aligned`);
     const next = blocks[i + 1];
-    if (next !== undefined && next.ptr < end) throw new Error(`blocks at ${hex(ptr)} (to ${hex(end)}) and ${hex(next.ptr)} overlap`);
+    if (next !== undefined && next.ptr < end)
+      throw new Error(`blocks at ${hex(ptr)} (to ${hex(end)}) and ${hex(next.ptr)} overlap`);
   }
 }
 
@@ -143,7 +164,10 @@ function randomSequence(mr, { seed, stream, maxSize, steps = 160, maxLive = 12 }
       }
       const data = fillPattern(randomSize(next, maxSize), Math.floor(next() * 2 ** 32));
       live.push({ buffer: new DeviceBuffer({ data, mr, stream }), data });
-      expectPlaced(live.map((item) => item.buffer.ptr), live.map((item) => item.data.length));
+      expectPlaced(
+        live.map((item) => item.buffer.ptr),
+        live.map((item) => item.data.length),
+      );
     }
     while (live.length > 0) release(live.length - 1);
   } catch (error) {
@@ -170,7 +194,8 @@ const waitInWorker = `
 
 /** Resolves once `count` workers have started (or rejects with the first that failed), then lets them go. */
 async function startTogether(slots, count, workers) {
-  while (Atomics.load(slots, READY) < BigInt(count)) await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, 2))]);
+  while (Atomics.load(slots, READY) < BigInt(count))
+    await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, 2))]);
   Atomics.store(slots, GO, 1n);
   Atomics.notify(slots, GO);
 }
@@ -252,7 +277,8 @@ function cannotReason(cannot, name) {
  */
 export function describeConformance(name, factory, options = {}) {
   const unknown = Object.keys(options.cannot ?? {}).filter((id) => !conformanceCases.includes(id));
-  if (unknown.length > 0) throw new Error(`describeConformance("${name}"): unknown cases in cannot: ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`describeConformance("${name}"): unknown cases in cannot: ${unknown.join(', ')}`);
   if (options.upstreams === undefined) {
     if (typeof options.hostAccessible !== 'boolean') {
       throw new Error(`describeConformance("${name}"): say whether its memory is hostAccessible (a base resource)`);
@@ -260,8 +286,10 @@ export function describeConformance(name, factory, options = {}) {
     describeResource(name, name, factory, undefined, options);
     return;
   }
-  if (options.upstreams.length === 0) throw new Error(`describeConformance("${name}"): no upstream can be made on this backend`);
-  for (const upstream of options.upstreams) describeResource(`${name} over ${upstream.name}`, name, factory, upstream, options);
+  if (options.upstreams.length === 0)
+    throw new Error(`describeConformance("${name}"): no upstream can be made on this backend`);
+  for (const upstream of options.upstreams)
+    describeResource(`${name} over ${upstream.name}`, name, factory, upstream, options);
 }
 
 function describeResource(title, className, factory, upstreamEntry, options) {
@@ -299,7 +327,14 @@ function defineCases(name, factory, upstreamEntry, options) {
   const measurable = onFake() || upstreamCounts !== undefined;
   const measure = (upstream) => {
     const { liveAllocations, liveBytes, liveStreams, liveEvents, livePools } = onFake() ? fakeCuda.stats() : {};
-    return { liveAllocations, liveBytes, liveStreams, liveEvents, livePools, upstreamBytes: upstreamCounts?.(upstream) };
+    return {
+      liveAllocations,
+      liveBytes,
+      liveStreams,
+      liveEvents,
+      livePools,
+      upstreamBytes: upstreamCounts?.(upstream),
+    };
   };
   // One resource (and its upstream) per call, disposed after the test; `gone()` disposes it and,
   // where measurable, asserts it gave back everything it took.
@@ -330,29 +365,39 @@ function defineCases(name, factory, upstreamEntry, options) {
   const workerModules = { package: options.package ?? packageUnderTest.name };
   const flagsOf = (mr) => coreInternal.native.resourceInfo(coreInternal.resourceHandle(mr, 'mr')).flags;
 
-  test('identity', `is ${adaptor ? 'an UpstreamResourceAdaptor' : 'a DeviceMemoryResource'} of its own class on the current device, with the right accessibility`, () => {
-    const { mr, upstream } = make();
-    expect(mr).toBeInstanceOf(DeviceMemoryResource);
-    expect(mr instanceof UpstreamResourceAdaptor).toBe(adaptor);
-    expect(mr.constructor.name).toBe(name);
-    expect(mr.device).toBe(withCuda() ? cuda.getDevice() : 0);
-    const flags = flagsOf(mr);
-    expect(flags & RESOURCE_DEVICE_ACCESSIBLE).toBe(RESOURCE_DEVICE_ACCESSIBLE);
-    const hostAccessible = options.hostAccessible ?? (flagsOf(upstream) & RESOURCE_HOST_ACCESSIBLE) !== 0;
-    expect((flags & RESOURCE_HOST_ACCESSIBLE) !== 0).toBe(hostAccessible);
-  });
+  test(
+    'identity',
+    `is ${adaptor ? 'an UpstreamResourceAdaptor' : 'a DeviceMemoryResource'} of its own class on the current device, with the right accessibility`,
+    () => {
+      const { mr, upstream } = make();
+      expect(mr).toBeInstanceOf(DeviceMemoryResource);
+      expect(mr instanceof UpstreamResourceAdaptor).toBe(adaptor);
+      expect(mr.constructor.name).toBe(name);
+      expect(mr.device).toBe(withCuda() ? cuda.getDevice() : 0);
+      const flags = flagsOf(mr);
+      expect(flags & RESOURCE_DEVICE_ACCESSIBLE).toBe(RESOURCE_DEVICE_ACCESSIBLE);
+      const hostAccessible = options.hostAccessible ?? (flagsOf(upstream) & RESOURCE_HOST_ACCESSIBLE) !== 0;
+      expect((flags & RESOURCE_HOST_ACCESSIBLE) !== 0).toBe(hostAccessible);
+    },
+  );
 
-  test('alignment', 'hands out distinct, non-overlapping, 256-byte aligned memory on the default stream and on a stream', () => {
-    const { mr, gone } = make();
-    const sizes = [1, 4, 8, 8, 255, 256, 257, 1000, KiB, 4 * KiB, 65 * KiB, MiB].filter((size) => size <= maxAllocation);
-    onDefaultAndNewStream((stream) => {
-      const ptrs = sizes.map((size) => mr.allocate(size, stream));
-      expectPlaced(ptrs, sizes);
-      ptrs.forEach((ptr, i) => mr.deallocate(ptr, sizes[i], stream));
-    });
-    settled(mr);
-    gone();
-  });
+  test(
+    'alignment',
+    'hands out distinct, non-overlapping, 256-byte aligned memory on the default stream and on a stream',
+    () => {
+      const { mr, gone } = make();
+      const sizes = [1, 4, 8, 8, 255, 256, 257, 1000, KiB, 4 * KiB, 65 * KiB, MiB].filter(
+        (size) => size <= maxAllocation,
+      );
+      onDefaultAndNewStream((stream) => {
+        const ptrs = sizes.map((size) => mr.allocate(size, stream));
+        expectPlaced(ptrs, sizes);
+        ptrs.forEach((ptr, i) => mr.deallocate(ptr, sizes[i], stream));
+      });
+      settled(mr);
+      gone();
+    },
+  );
 
   test('zeroBytes', 'allocates 0 bytes as 0n and deallocates (0n, 0), on the default stream and on a stream', () => {
     const { mr, gone } = make();
@@ -367,201 +412,254 @@ function defineCases(name, factory, upstreamEntry, options) {
     gone();
   });
 
-  test('outOfMemory', 'impossible requests (1 PiB, 2^53 - 1 bytes) are OutOfMemoryError ERR_RMM_OUT_OF_MEMORY on any stream, and it stays usable', () => {
-    const { mr, gone } = make();
-    onDefaultAndNewStream((stream) => {
-      for (const nbytes of [PiB, Number.MAX_SAFE_INTEGER]) {
-        const error = expectError(() => mr.allocate(nbytes, stream), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
-        expect(error).toBeInstanceOf(RMMError);
-      }
+  test(
+    'outOfMemory',
+    'impossible requests (1 PiB, 2^53 - 1 bytes) are OutOfMemoryError ERR_RMM_OUT_OF_MEMORY on any stream, and it stays usable',
+    () => {
+      const { mr, gone } = make();
+      onDefaultAndNewStream((stream) => {
+        for (const nbytes of [PiB, Number.MAX_SAFE_INTEGER]) {
+          const error = expectError(() => mr.allocate(nbytes, stream), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
+          expect(error).toBeInstanceOf(RMMError);
+        }
+        settled(mr);
+        roundTrip(mr, smallSize, 1, stream);
+      });
       settled(mr);
-      roundTrip(mr, smallSize, 1, stream);
-    });
-    settled(mr);
-    gone();
-  });
+      gone();
+    },
+  );
 
   if (options.maxAllocation !== undefined) {
-    test('maxAllocation', `serves ${options.maxAllocation} bytes (its maximum allocation); one more is OutOfMemoryError`, () => {
-      const { mr, gone } = make();
-      const ptr = mr.allocate(maxAllocation);
-      expectPlaced([ptr], [maxAllocation]);
-      mr.deallocate(ptr, maxAllocation);
-      expectError(() => mr.allocate(maxAllocation + 1), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
-      settled(mr);
-      gone();
-    });
+    test(
+      'maxAllocation',
+      `serves ${options.maxAllocation} bytes (its maximum allocation); one more is OutOfMemoryError`,
+      () => {
+        const { mr, gone } = make();
+        const ptr = mr.allocate(maxAllocation);
+        expectPlaced([ptr], [maxAllocation]);
+        mr.deallocate(ptr, maxAllocation);
+        expectError(() => mr.allocate(maxAllocation + 1), OutOfMemoryError, 'ERR_RMM_OUT_OF_MEMORY');
+        settled(mr);
+        gone();
+      },
+    );
   }
 
-  for (const [where, offset] of [['the default stream', 0], ['a stream', 1]]) {
-    test('randomSequence', `a random allocate/free sequence on ${where} (1 B to ${maxRandomSize} B, patterns checked) keeps every byte`, () => {
-      const { mr, gone } = make();
-      const stream = offset === 0 ? undefined : new Stream();
-      randomSequence(mr, { seed: conformanceSeed + offset, stream, maxSize: maxRandomSize });
-      stream?.[Symbol.dispose]();
-      settled(mr);
-      gone();
-    });
+  for (const [where, offset] of [
+    ['the default stream', 0],
+    ['a stream', 1],
+  ]) {
+    test(
+      'randomSequence',
+      `a random allocate/free sequence on ${where} (1 B to ${maxRandomSize} B, patterns checked) keeps every byte`,
+      () => {
+        const { mr, gone } = make();
+        const stream = offset === 0 ? undefined : new Stream();
+        randomSequence(mr, { seed: conformanceSeed + offset, stream, maxSize: maxRandomSize });
+        stream?.[Symbol.dispose]();
+        settled(mr);
+        gone();
+      },
+    );
   }
 
-  test('streams', 'memory freed on one stream is reused on another; what each stream wrote is intact after synchronisation', () => {
-    const { mr, gone } = make();
-    const [a, b] = [new Stream(), new Stream()];
-    const kept = new DeviceBuffer({ data: fillPattern(smallSize, 1), mr, stream: a });
-    new DeviceBuffer({ data: fillPattern(smallSize, 2), mr, stream: a }).free();
-    const reused = new DeviceBuffer({ data: fillPattern(smallSize, 3), mr, stream: b });
-    a.synchronize();
-    b.synchronize();
-    expectBytes(kept.toBytes(), fillPattern(smallSize, 1));
-    expectBytes(reused.toBytes(), fillPattern(smallSize, 3));
-    // Allocated on one stream, freed on another once the first is done (RMM's different-stream tests).
-    const ptr = mr.allocate(smallSize, a);
-    a.synchronize();
-    mr.deallocate(ptr, smallSize, b);
-    b.synchronize();
-    kept.free();
-    reused.free();
-    // Memory freed on a stream that is then destroyed is still there for others.
-    const c = new Stream();
-    new DeviceBuffer({ data: fillPattern(smallSize, 4), mr, stream: c }).free();
-    c[Symbol.dispose]();
-    roundTrip(mr, smallSize, 5, a);
-    roundTrip(mr, smallSize, 6);
-    a[Symbol.dispose]();
-    b[Symbol.dispose]();
-    settled(mr);
-    gone();
-  });
+  test(
+    'streams',
+    'memory freed on one stream is reused on another; what each stream wrote is intact after synchronisation',
+    () => {
+      const { mr, gone } = make();
+      const [a, b] = [new Stream(), new Stream()];
+      const kept = new DeviceBuffer({ data: fillPattern(smallSize, 1), mr, stream: a });
+      new DeviceBuffer({ data: fillPattern(smallSize, 2), mr, stream: a }).free();
+      const reused = new DeviceBuffer({ data: fillPattern(smallSize, 3), mr, stream: b });
+      a.synchronize();
+      b.synchronize();
+      expectBytes(kept.toBytes(), fillPattern(smallSize, 1));
+      expectBytes(reused.toBytes(), fillPattern(smallSize, 3));
+      // Allocated on one stream, freed on another once the first is done (RMM's different-stream tests).
+      const ptr = mr.allocate(smallSize, a);
+      a.synchronize();
+      mr.deallocate(ptr, smallSize, b);
+      b.synchronize();
+      kept.free();
+      reused.free();
+      // Memory freed on a stream that is then destroyed is still there for others.
+      const c = new Stream();
+      new DeviceBuffer({ data: fillPattern(smallSize, 4), mr, stream: c }).free();
+      c[Symbol.dispose]();
+      roundTrip(mr, smallSize, 5, a);
+      roundTrip(mr, smallSize, 6);
+      a[Symbol.dispose]();
+      b[Symbol.dispose]();
+      settled(mr);
+      gone();
+    },
+  );
 
-  test('streams', 'allocates, keeps bytes and frees on the default, legacy default and per-thread default streams', () => {
-    const { mr, gone } = make();
-    for (const [i, stream] of [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM].entries()) {
-      const ptr = mr.allocate(1000, stream);
-      expectPlaced([ptr], [1000]);
-      mr.deallocate(ptr, 1000, stream);
-      roundTrip(mr, smallSize, 10 + i, stream);
-    }
-    settled(mr);
-    gone();
-  });
+  test(
+    'streams',
+    'allocates, keeps bytes and frees on the default, legacy default and per-thread default streams',
+    () => {
+      const { mr, gone } = make();
+      for (const [i, stream] of [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM].entries()) {
+        const ptr = mr.allocate(1000, stream);
+        expectPlaced([ptr], [1000]);
+        mr.deallocate(ptr, 1000, stream);
+        roundTrip(mr, smallSize, 10 + i, stream);
+      }
+      settled(mr);
+      gone();
+    },
+  );
 
-  test('currentResource', 'works as the current device resource: DeviceBuffers allocate from it; the previous one comes back', () => {
-    const { mr, gone } = make();
-    const previous = setCurrentDeviceResource(mr);
-    try {
-      expect(getCurrentDeviceResource()).toBe(mr);
-      expect(getCurrentDeviceResourceType()).toBe(mr.constructor);
-      const data = fillPattern(5000, 7);
-      const buffer = new DeviceBuffer({ data });
-      expect(buffer.mr).toBe(mr);
-      expectBytes(buffer.toBytes(), data);
-      buffer.free();
-    } finally {
-      expect(setCurrentDeviceResource(previous)).toBe(mr);
-    }
-    expect(getCurrentDeviceResource()).toBe(previous);
-    settled(mr);
-    gone();
-  });
+  test(
+    'currentResource',
+    'works as the current device resource: DeviceBuffers allocate from it; the previous one comes back',
+    () => {
+      const { mr, gone } = make();
+      const previous = setCurrentDeviceResource(mr);
+      try {
+        expect(getCurrentDeviceResource()).toBe(mr);
+        expect(getCurrentDeviceResourceType()).toBe(mr.constructor);
+        const data = fillPattern(5000, 7);
+        const buffer = new DeviceBuffer({ data });
+        expect(buffer.mr).toBe(mr);
+        expectBytes(buffer.toBytes(), data);
+        buffer.free();
+      } finally {
+        expect(setCurrentDeviceResource(previous)).toBe(mr);
+      }
+      expect(getCurrentDeviceResource()).toBe(previous);
+      settled(mr);
+      gone();
+    },
+  );
 
   // Worker threads reach the resource through the registry, as RMM's multithreaded tests do.
-  test('workers', 'two worker threads and the main thread use it at once as the current device resource (patterns checked, counts balance)', async () => {
-    const { mr, gone } = make();
-    const maxSize = Math.min(256 * KiB, maxAllocation);
-    const slots = new BigInt64Array(new SharedArrayBuffer(8 * 2));
-    const previous = setCurrentDeviceResource(mr);
-    try {
-      const workers = Promise.all(
-        ['stream', 'perThread'].map((streamKind, i) =>
-          runInWorker(workerSequence, {
-            modules: workerModules,
-            workerData: { slots: slots.buffer, seed: conformanceSeed + 10 + i, steps: 80, maxSize, streamKind },
-          }),
-        ),
-      );
+  test(
+    'workers',
+    'two worker threads and the main thread use it at once as the current device resource (patterns checked, counts balance)',
+    async () => {
+      const { mr, gone } = make();
+      const maxSize = Math.min(256 * KiB, maxAllocation);
+      const slots = new BigInt64Array(new SharedArrayBuffer(8 * 2));
+      const previous = setCurrentDeviceResource(mr);
       try {
-        await startTogether(slots, 2, workers);
-        randomSequence(getCurrentDeviceResource(), { seed: conformanceSeed + 12, maxSize, steps: 80 });
-      } finally {
-        Atomics.store(slots, GO, 1n);
-        Atomics.notify(slots, GO);
-      }
-      for (const seen of await workers) {
-        expect(seen).toEqual({ className: name, sameResource: true, allocations: seen.frees, frees: seen.frees, misaligned: 0, changed: 0 });
-        expect(seen.allocations).toBeGreaterThan(0);
-      }
-    } finally {
-      setCurrentDeviceResource(previous);
-    }
-    settled(mr);
-    gone();
-  });
-
-  test('workers', "a worker frees, on its stream, what the main thread allocates on another while both run, and the other way (RMM's AllocFreeDifferentThreads)", async () => {
-    const { mr, gone } = make();
-    const count = 100;
-    const size = Math.min(16 * KiB, maxAllocation);
-    const slots = new BigInt64Array(new SharedArrayBuffer(8 * (FIRST_BLOCK + 2 * count)));
-    const stream = new Stream();
-    const previous = setCurrentDeviceResource(mr);
-    try {
-      const consumer = runInWorker(workerConsumer, { modules: workerModules, workerData: { slots: slots.buffer, count, size } });
-      try {
-        await startTogether(slots, 1, consumer);
-        const next = random(conformanceSeed + 20);
-        for (let i = 0; i < count; i++) {
-          const nbytes = randomSize(next, Math.min(MiB, maxAllocation));
-          slots[FIRST_BLOCK + 2 * i] = mr.allocate(nbytes, stream);
-          slots[FIRST_BLOCK + 2 * i + 1] = BigInt(nbytes);
-          stream.synchronize();
-          Atomics.store(slots, PUBLISHED, BigInt(i + 1));
-          Atomics.notify(slots, PUBLISHED);
+        const workers = Promise.all(
+          ['stream', 'perThread'].map((streamKind, i) =>
+            runInWorker(workerSequence, {
+              modules: workerModules,
+              workerData: { slots: slots.buffer, seed: conformanceSeed + 10 + i, steps: 80, maxSize, streamKind },
+            }),
+          ),
+        );
+        try {
+          await startTogether(slots, 2, workers);
+          randomSequence(getCurrentDeviceResource(), { seed: conformanceSeed + 12, maxSize, steps: 80 });
+        } finally {
+          Atomics.store(slots, GO, 1n);
+          Atomics.notify(slots, GO);
         }
-      } catch (error) {
-        Atomics.store(slots, PUBLISHED, -1n);
-        Atomics.notify(slots, PUBLISHED);
-        await consumer.catch(() => {}); // it stops on -1
-        throw error;
+        for (const seen of await workers) {
+          expect(seen).toEqual({
+            className: name,
+            sameResource: true,
+            allocations: seen.frees,
+            frees: seen.frees,
+            misaligned: 0,
+            changed: 0,
+          });
+          expect(seen.allocations).toBeGreaterThan(0);
+        }
+      } finally {
+        setCurrentDeviceResource(previous);
       }
-      const theirs = await consumer;
-      expectPlaced(theirs, Array(theirs.length).fill(size));
-      for (const ptr of theirs) mr.deallocate(ptr, size);
-    } finally {
-      setCurrentDeviceResource(previous);
-      stream[Symbol.dispose]();
-    }
-    settled(mr);
-    gone();
-  });
+      settled(mr);
+      gone();
+    },
+  );
+
+  test(
+    'workers',
+    "a worker frees, on its stream, what the main thread allocates on another while both run, and the other way (RMM's AllocFreeDifferentThreads)",
+    async () => {
+      const { mr, gone } = make();
+      const count = 100;
+      const size = Math.min(16 * KiB, maxAllocation);
+      const slots = new BigInt64Array(new SharedArrayBuffer(8 * (FIRST_BLOCK + 2 * count)));
+      const stream = new Stream();
+      const previous = setCurrentDeviceResource(mr);
+      try {
+        const consumer = runInWorker(workerConsumer, {
+          modules: workerModules,
+          workerData: { slots: slots.buffer, count, size },
+        });
+        try {
+          await startTogether(slots, 1, consumer);
+          const next = random(conformanceSeed + 20);
+          for (let i = 0; i < count; i++) {
+            const nbytes = randomSize(next, Math.min(MiB, maxAllocation));
+            slots[FIRST_BLOCK + 2 * i] = mr.allocate(nbytes, stream);
+            slots[FIRST_BLOCK + 2 * i + 1] = BigInt(nbytes);
+            stream.synchronize();
+            Atomics.store(slots, PUBLISHED, BigInt(i + 1));
+            Atomics.notify(slots, PUBLISHED);
+          }
+        } catch (error) {
+          Atomics.store(slots, PUBLISHED, -1n);
+          Atomics.notify(slots, PUBLISHED);
+          await consumer.catch(() => {}); // it stops on -1
+          throw error;
+        }
+        const theirs = await consumer;
+        expectPlaced(theirs, Array(theirs.length).fill(size));
+        for (const ptr of theirs) mr.deallocate(ptr, size);
+      } finally {
+        setCurrentDeviceResource(previous);
+        stream[Symbol.dispose]();
+      }
+      settled(mr);
+      gone();
+    },
+  );
 
   const equal = options.equalInstances ?? false;
-  test('isEqual', `isEqual: true for itself and its wrappers, ${equal} for another instance (both ways), ERR_INVALID_ARG_TYPE for a non-resource`, () => {
-    const { mr, upstream } = make();
-    const other = keep(adaptor ? factory(upstream) : factory());
-    expect(mr.isEqual(mr)).toBe(true);
-    expect([mr.isEqual(other), other.isEqual(mr)]).toEqual([equal, equal]);
-    const buffer = new DeviceBuffer({ size: 8, mr });
-    expect(buffer.mr).toBe(mr);
-    expect(buffer.mr.isEqual(mr)).toBe(true);
-    buffer.free();
-    if (adaptor) expect([mr.isEqual(upstream), upstream.isEqual(mr)]).toEqual([false, false]);
-    expectError(() => mr.isEqual({}), TypeError, 'ERR_INVALID_ARG_TYPE');
-  });
+  test(
+    'isEqual',
+    `isEqual: true for itself and its wrappers, ${equal} for another instance (both ways), ERR_INVALID_ARG_TYPE for a non-resource`,
+    () => {
+      const { mr, upstream } = make();
+      const other = keep(adaptor ? factory(upstream) : factory());
+      expect(mr.isEqual(mr)).toBe(true);
+      expect([mr.isEqual(other), other.isEqual(mr)]).toEqual([equal, equal]);
+      const buffer = new DeviceBuffer({ size: 8, mr });
+      expect(buffer.mr).toBe(mr);
+      expect(buffer.mr.isEqual(mr)).toBe(true);
+      buffer.free();
+      if (adaptor) expect([mr.isEqual(upstream), upstream.isEqual(mr)]).toEqual([false, false]);
+      expectError(() => mr.isEqual({}), TypeError, 'ERR_INVALID_ARG_TYPE');
+    },
+  );
 
   if (adaptor) {
     const disposable = upstreamEntry.owned;
-    test('upstream', `upstreamMr and getUpstream() are the upstream passed in${disposable ? '; it keeps working when the upstream is disposed' : ''}`, () => {
-      const { mr, upstream } = make();
-      expect(mr.upstreamMr).toBe(upstream);
-      expect(mr.getUpstream()).toBe(upstream);
-      expect(mr.device).toBe(upstream.device);
-      if (!disposable) return;
-      upstream[Symbol.dispose]();
-      roundTrip(mr, smallSize, 8);
-      const again = keep(mr.upstreamMr);
-      expect(again.constructor).toBe(upstream.constructor);
-      settled(mr);
-    });
+    test(
+      'upstream',
+      `upstreamMr and getUpstream() are the upstream passed in${disposable ? '; it keeps working when the upstream is disposed' : ''}`,
+      () => {
+        const { mr, upstream } = make();
+        expect(mr.upstreamMr).toBe(upstream);
+        expect(mr.getUpstream()).toBe(upstream);
+        expect(mr.device).toBe(upstream.device);
+        if (!disposable) return;
+        upstream[Symbol.dispose]();
+        roundTrip(mr, smallSize, 8);
+        const again = keep(mr.upstreamMr);
+        expect(again.constructor).toBe(upstream.constructor);
+        settled(mr);
+      },
+    );
   }
 
   test('dispose', 'dispose twice is fine; use after dispose is RMMError ERR_RMM_DISPOSED', () => {
@@ -615,26 +713,40 @@ function defineCases(name, factory, upstreamEntry, options) {
     });
   }
 
-  test('badArguments', 'bad sizes (RangeError, TypeError), pointers and streams (TypeError) throw with their codes and allocate nothing', () => {
-    const { mr, gone } = make();
-    for (const size of [-1, 1.5, NaN, Infinity, 2 ** 53]) {
-      expectError(() => mr.allocate(size), RangeError, 'ERR_OUT_OF_RANGE', '"nbytes"');
-      expectError(() => mr.deallocate(256n, size), RangeError, 'ERR_OUT_OF_RANGE', '"nbytes"');
-    }
-    for (const size of ['1', 1n, {}, undefined]) {
-      expectError(() => mr.allocate(size), TypeError, 'ERR_INVALID_ARG_TYPE', '"nbytes"');
-      expectError(() => mr.deallocate(256n, size), TypeError, 'ERR_INVALID_ARG_TYPE', '"nbytes"');
-    }
-    expectError(() => mr.deallocate(256, 8), TypeError, 'ERR_INVALID_ARG_TYPE', '"ptr"');
-    expectError(() => mr.allocate(8, null), TypeError, 'ERR_INVALID_ARG_TYPE', 'stream argument cannot be null');
-    expectError(() => mr.deallocate(256n, 8, null), TypeError, 'ERR_INVALID_ARG_TYPE', 'stream argument cannot be null');
-    expectError(() => new DeviceBuffer({ size: 8, mr, stream: null }), TypeError, 'ERR_INVALID_ARG_TYPE', 'stream argument cannot be null');
-    for (const stream of [{ handle: 0n }, 0n, 'default']) {
-      expectError(() => mr.allocate(8, stream), TypeError, 'ERR_INVALID_ARG_TYPE', 'Stream');
-      expectError(() => mr.deallocate(256n, 8, stream), TypeError, 'ERR_INVALID_ARG_TYPE', 'Stream');
-    }
-    settled(mr);
-    roundTrip(mr, 1000, 3);
-    gone();
-  });
+  test(
+    'badArguments',
+    'bad sizes (RangeError, TypeError), pointers and streams (TypeError) throw with their codes and allocate nothing',
+    () => {
+      const { mr, gone } = make();
+      for (const size of [-1, 1.5, NaN, Infinity, 2 ** 53]) {
+        expectError(() => mr.allocate(size), RangeError, 'ERR_OUT_OF_RANGE', '"nbytes"');
+        expectError(() => mr.deallocate(256n, size), RangeError, 'ERR_OUT_OF_RANGE', '"nbytes"');
+      }
+      for (const size of ['1', 1n, {}, undefined]) {
+        expectError(() => mr.allocate(size), TypeError, 'ERR_INVALID_ARG_TYPE', '"nbytes"');
+        expectError(() => mr.deallocate(256n, size), TypeError, 'ERR_INVALID_ARG_TYPE', '"nbytes"');
+      }
+      expectError(() => mr.deallocate(256, 8), TypeError, 'ERR_INVALID_ARG_TYPE', '"ptr"');
+      expectError(() => mr.allocate(8, null), TypeError, 'ERR_INVALID_ARG_TYPE', 'stream argument cannot be null');
+      expectError(
+        () => mr.deallocate(256n, 8, null),
+        TypeError,
+        'ERR_INVALID_ARG_TYPE',
+        'stream argument cannot be null',
+      );
+      expectError(
+        () => new DeviceBuffer({ size: 8, mr, stream: null }),
+        TypeError,
+        'ERR_INVALID_ARG_TYPE',
+        'stream argument cannot be null',
+      );
+      for (const stream of [{ handle: 0n }, 0n, 'default']) {
+        expectError(() => mr.allocate(8, stream), TypeError, 'ERR_INVALID_ARG_TYPE', 'Stream');
+        expectError(() => mr.deallocate(256n, 8, stream), TypeError, 'ERR_INVALID_ARG_TYPE', 'Stream');
+      }
+      settled(mr);
+      roundTrip(mr, 1000, 3);
+      gone();
+    },
+  );
 }

@@ -43,7 +43,9 @@ export function counting(upstream = getCurrentDeviceResource(), limit = 200 * Mi
 }
 
 const inAnyMode = () => true;
-const noHugeManagedRequests = { outOfMemory: { on: ['gpu'], why: 'a GPU can hang when asked for more managed memory than it has' } };
+const noHugeManagedRequests = {
+  outOfMemory: { on: ['gpu'], why: 'a GPU can hang when asked for more managed memory than it has' },
+};
 
 /**
  * Every resource suites run with or over. `available()`: whether this backend can construct it;
@@ -129,21 +131,32 @@ export const resourceTable = [
     hostAccessible: !withCuda(),
     counts: (mr) => mr.getAllocatedBytes(),
   },
-].map((entry) => ({ managed: false, needsCuda: false, needsPageableMemoryAccess: false, equalInstances: false, owned: true, cannot: {}, ...entry }));
+].map((entry) => ({
+  managed: false,
+  needsCuda: false,
+  needsPageableMemoryAccess: false,
+  equalInstances: false,
+  owned: true,
+  cannot: {},
+  ...entry,
+}));
 
 /** The resources of @rmmjs/core (the table less the current device resource and the adaptor). */
-export const coreResources = () => resourceTable.filter((entry) => entry.owned && entry.name !== 'LimitingResourceAdaptor');
+export const coreResources = () =>
+  resourceTable.filter((entry) => entry.owned && entry.name !== 'LimitingResourceAdaptor');
 
 /** The entries of `names`, in that order, that this backend can construct. */
 export function upstreams(...names) {
   const entries = names.map(entry);
-  for (const { requires } of entries) if (requires !== undefined && !packageUses(requires)) throw new Error(notADependency(requires));
+  for (const { requires } of entries)
+    if (requires !== undefined && !packageUses(requires)) throw new Error(notADependency(requires));
   return entries.filter((item) => item.available());
 }
 
 function entry(name) {
   const found = resourceTable.find((item) => item.name === name);
-  if (found === undefined) throw new Error(`no resource "${name}" in the table (${resourceTable.map((item) => item.name).join(', ')})`);
+  if (found === undefined)
+    throw new Error(`no resource "${name}" in the table (${resourceTable.map((item) => item.name).join(', ')})`);
   return found;
 }
 
@@ -199,4 +212,3 @@ export function arrayTester(nbytes, seed, mr) {
 /** RMM's Python tests' _dtypes (item sizes) and _nelems. */
 export const itemSizes = [1, 2, 4, 8, 4, 8, 1];
 export const nelems = [1, 2, 7, 8, 9, 32, 128];
-

@@ -233,7 +233,13 @@ describe.each(upstreamCases)('ArenaMemoryResource over $name', ({ make: makeUpst
     try {
       expect(getCurrentDeviceResource()).toBe(mr);
       expect(getCurrentDeviceResourceType()).toBe(ArenaMemoryResource);
-      for (const [size, seed] of [[1, 1], [100, 2], [1000, 3], [100_000, 4], [3 * MiB, 5]]) {
+      for (const [size, seed] of [
+        [1, 1],
+        [100, 2],
+        [1000, 3],
+        [100_000, 4],
+        [3 * MiB, 5],
+      ]) {
         const buffer = new DeviceBuffer({ data: pattern(size, seed) });
         expect(buffer.size).toBe(size);
         expectBytes(buffer.toBytes(), pattern(size, seed));
@@ -302,7 +308,9 @@ describe.each(upstreamCases)('ArenaMemoryResource over $name', ({ make: makeUpst
     const a = outer.allocate(MiB);
     const b = outer.allocate(3 * MiB);
     expect(offset(b, a)).toBe(MiB);
-    expect(thrown(() => new ArenaMemoryResource(outer.upstreamMr, { arenaSize: 5 * MiB })).code).toBe('ERR_RMM_OUT_OF_MEMORY');
+    expect(thrown(() => new ArenaMemoryResource(outer.upstreamMr, { arenaSize: 5 * MiB })).code).toBe(
+      'ERR_RMM_OUT_OF_MEMORY',
+    );
     outer.deallocate(a, MiB);
     outer.deallocate(b, 3 * MiB);
   });

@@ -21,20 +21,70 @@ const base = () => getCurrentDeviceResource();
 
 describe('ArenaMemoryResource arguments', () => {
   it.each([
-    ['an upstream that is not a resource', () => new ArenaMemoryResource({} as never), 'ERR_INVALID_ARG_TYPE', TypeError],
+    [
+      'an upstream that is not a resource',
+      () => new ArenaMemoryResource({} as never),
+      'ERR_INVALID_ARG_TYPE',
+      TypeError,
+    ],
     ['no upstream', () => new (ArenaMemoryResource as any)(), 'ERR_INVALID_ARG_TYPE', TypeError],
-    ['options that are not an object', () => new ArenaMemoryResource(base(), 5 as never), 'ERR_INVALID_ARG_TYPE', TypeError],
+    [
+      'options that are not an object',
+      () => new ArenaMemoryResource(base(), 5 as never),
+      'ERR_INVALID_ARG_TYPE',
+      TypeError,
+    ],
     ['options null', () => new ArenaMemoryResource(base(), null as never), 'ERR_INVALID_ARG_TYPE', TypeError],
     ['a negative arenaSize', () => new ArenaMemoryResource(base(), { arenaSize: -1 }), 'ERR_OUT_OF_RANGE', RangeError],
-    ['a fractional arenaSize', () => new ArenaMemoryResource(base(), { arenaSize: 1.5 * MiB + 0.5 }), 'ERR_OUT_OF_RANGE', RangeError],
+    [
+      'a fractional arenaSize',
+      () => new ArenaMemoryResource(base(), { arenaSize: 1.5 * MiB + 0.5 }),
+      'ERR_OUT_OF_RANGE',
+      RangeError,
+    ],
     ['arenaSize NaN', () => new ArenaMemoryResource(base(), { arenaSize: NaN }), 'ERR_OUT_OF_RANGE', RangeError],
-    ['arenaSize Infinity', () => new ArenaMemoryResource(base(), { arenaSize: Infinity }), 'ERR_OUT_OF_RANGE', RangeError],
-    ['arenaSize over 2^53 - 1', () => new ArenaMemoryResource(base(), { arenaSize: 2 ** 53 }), 'ERR_OUT_OF_RANGE', RangeError],
-    ['a bigint arenaSize', () => new ArenaMemoryResource(base(), { arenaSize: 4n as never }), 'ERR_INVALID_ARG_TYPE', TypeError],
-    ['an object arenaSize', () => new ArenaMemoryResource(base(), { arenaSize: {} as never }), 'ERR_INVALID_ARG_TYPE', TypeError],
-    ['arenaSize null', () => new ArenaMemoryResource(base(), { arenaSize: null as never }), 'ERR_INVALID_ARG_TYPE', TypeError],
-    ['an unparsable arenaSize', () => new ArenaMemoryResource(base(), { arenaSize: '4k' }), 'ERR_INVALID_ARG_VALUE', TypeError],
-    ['a dumpLogOnFailure that is not a boolean', () => new ArenaMemoryResource(base(), { dumpLogOnFailure: 1 as never }), 'ERR_INVALID_ARG_TYPE', TypeError],
+    [
+      'arenaSize Infinity',
+      () => new ArenaMemoryResource(base(), { arenaSize: Infinity }),
+      'ERR_OUT_OF_RANGE',
+      RangeError,
+    ],
+    [
+      'arenaSize over 2^53 - 1',
+      () => new ArenaMemoryResource(base(), { arenaSize: 2 ** 53 }),
+      'ERR_OUT_OF_RANGE',
+      RangeError,
+    ],
+    [
+      'a bigint arenaSize',
+      () => new ArenaMemoryResource(base(), { arenaSize: 4n as never }),
+      'ERR_INVALID_ARG_TYPE',
+      TypeError,
+    ],
+    [
+      'an object arenaSize',
+      () => new ArenaMemoryResource(base(), { arenaSize: {} as never }),
+      'ERR_INVALID_ARG_TYPE',
+      TypeError,
+    ],
+    [
+      'arenaSize null',
+      () => new ArenaMemoryResource(base(), { arenaSize: null as never }),
+      'ERR_INVALID_ARG_TYPE',
+      TypeError,
+    ],
+    [
+      'an unparsable arenaSize',
+      () => new ArenaMemoryResource(base(), { arenaSize: '4k' }),
+      'ERR_INVALID_ARG_VALUE',
+      TypeError,
+    ],
+    [
+      'a dumpLogOnFailure that is not a boolean',
+      () => new ArenaMemoryResource(base(), { dumpLogOnFailure: 1 as never }),
+      'ERR_INVALID_ARG_TYPE',
+      TypeError,
+    ],
   ])('%s', (_name, make, code, Class) => {
     const error = thrown(make);
     expect(error).toBeInstanceOf(Class);
@@ -45,11 +95,13 @@ describe('ArenaMemoryResource arguments', () => {
     expect(thrown(() => new ArenaMemoryResource({} as never)).message).toContain('"upstream"');
     expect(thrown(() => new ArenaMemoryResource(base(), { arenaSize: -1 })).message).toContain('"arenaSize"');
     expect(thrown(() => new ArenaMemoryResource(base(), { arenaSize: '4k' })).message).toContain('Could not parse');
-    expect(thrown(() => new ArenaMemoryResource(base(), { dumpLogOnFailure: 'yes' as never })).message).toContain('"dumpLogOnFailure"');
+    expect(thrown(() => new ArenaMemoryResource(base(), { dumpLogOnFailure: 'yes' as never })).message).toContain(
+      '"dumpLogOnFailure"',
+    );
   });
 
   it('an arena under 1 MiB: RMMError ERR_RMM_LOGIC, nothing taken from upstream', () => {
-    const before = onFake() ? fakeCuda.stats().calls.cuMemAlloc_v2 ?? 0 : 0;
+    const before = onFake() ? (fakeCuda.stats().calls.cuMemAlloc_v2 ?? 0) : 0;
     const error = thrown(() => new ArenaMemoryResource(base(), { arenaSize: '1000 KiB' }));
     expect(error).toBeInstanceOf(RMMError);
     expect(error.code).toBe('ERR_RMM_LOGIC');
@@ -167,7 +219,7 @@ describe.runIf(onFake())('driver failures (fake driver)', () => {
 });
 
 describe.runIf(onFake())('an arena on device 1 (fake driver)', () => {
-  it('takes its memory there and synchronises in that device\'s context', () => {
+  it("takes its memory there and synchronises in that device's context", () => {
     const before = fakeCuda.stats().liveDeviceBytes;
     cuda.setDevice(1);
     let mr: ArenaMemoryResource;
@@ -244,17 +296,22 @@ describe('dumpLogOnFailure', () => {
       const kept = mr.allocate(64 * 1024);
       try { mr.allocate(8 * 1024 * 1024); } catch (e) { console.log(e.code + ': ' + e.message); }
       mr.deallocate(kept, 64 * 1024);`;
-    const run = runInProcess(script, { modules: { internal: '@rmmjs/core/internal', arena: '@rmmjs/arena' }, debugLog: true });
+    const run = runInProcess(script, {
+      modules: { internal: '@rmmjs/core/internal', arena: '@rmmjs/arena' },
+      debugLog: true,
+    });
     return { status: run.status, stdout: run.stdout, stderr: run.stderr, text: run.log! };
   }
 
   const summary = (line: string) => line.replace(/^\[[^\]]*\]\[[^\]]*\]\[[^\]]*\] /, '');
 
-  it('writes RMM\'s arena summary to the debug log when an allocation fails', () => {
+  it("writes RMM's arena summary to the debug log when an allocation fails", () => {
     const { status, stdout, stderr, text } = runWithLog(true);
     expect(stderr).toBe('');
     expect(status).toBe(0);
-    expect(stdout).toBe('ERR_RMM_OUT_OF_MEMORY: Maximum pool size exceeded (failed to allocate 8.000000 MiB): No room in arena.');
+    expect(stdout).toBe(
+      'ERR_RMM_OUT_OF_MEMORY: Maximum pool size exceeded (failed to allocate 8.000000 MiB): No room in arena.',
+    );
     const lines = text.trim().split('\n');
     expect(lines.every((line) => line.includes('[info  ]'))).toBe(true);
     expect(lines.map(summary)).toEqual([

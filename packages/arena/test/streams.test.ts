@@ -106,9 +106,17 @@ describe.each(upstreamCases)('ArenaMemoryResource streams over $name', ({ make }
   });
 
   it.each([
-    ['the legacy default stream is synchronised', DEFAULT_STREAM, { cuStreamSynchronize: 1, cuEventRecord: 0, cuEventSynchronize: 0 }],
-    ['the per-thread default stream is waited for through an event', PER_THREAD_DEFAULT_STREAM, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 1 }],
-  ])('before a defragmentation moves a thread arena\'s frees on: %s', (_name, s, expected) => {
+    [
+      'the legacy default stream is synchronised',
+      DEFAULT_STREAM,
+      { cuStreamSynchronize: 1, cuEventRecord: 0, cuEventSynchronize: 0 },
+    ],
+    [
+      'the per-thread default stream is waited for through an event',
+      PER_THREAD_DEFAULT_STREAM,
+      { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 1 },
+    ],
+  ])("before a defragmentation moves a thread arena's frees on: %s", (_name, s, expected) => {
     const mr = arena(4 * MiB);
     const p = mr.allocate(1000, s);
     mr.deallocate(p, 1000, s);

@@ -57,7 +57,7 @@ export class BinningMemoryResource extends UpstreamResourceAdaptor {
     try {
       for (let exponent = exponents[0]; exponent <= exponents[1]; exponent++) this.addBin(2 ** exponent);
     } catch (error) {
-      this[Symbol.dispose]();  // gives back the bins made so far
+      this[Symbol.dispose](); // gives back the bins made so far
       throw error;
     }
   }

@@ -112,7 +112,9 @@ describe.each(availableUpstreams())('BinningMemoryResource over $name', ({ make 
         live.push({ buffer: new DeviceBuffer({ data: pattern(size, step), mr }), seed: step });
       }
     }
-    const ranges = live.map(({ buffer }) => [buffer.ptr, buffer.ptr + BigInt(buffer.size)]).sort((x, y) => (x[0] < y[0] ? -1 : 1));
+    const ranges = live
+      .map(({ buffer }) => [buffer.ptr, buffer.ptr + BigInt(buffer.size)])
+      .sort((x, y) => (x[0] < y[0] ? -1 : 1));
     for (let i = 1; i < ranges.length; i++) expect(ranges[i][0] >= ranges[i - 1][1]).toBe(true);
     for (const { buffer, seed } of live) {
       expectBytes(buffer.toBytes(), pattern(buffer.size, seed));
@@ -179,7 +181,7 @@ describe('BinningMemoryResource', () => {
     const large = counting(base());
     const mr = new BinningMemoryResource(upstream);
     mr.addBin(4096, large);
-    mr.addBin(1000, small);  // aligned up to 1024
+    mr.addBin(1000, small); // aligned up to 1024
     expectSame(mr.binMrs, [small, large]);
     const served = (size: number) => {
       const before = [small, large, upstream].map((r) => r.getAllocatedBytes());
@@ -190,7 +192,14 @@ describe('BinningMemoryResource', () => {
       return ['small', 'large', 'upstream'][after.findIndex((bytes, i) => bytes !== before[i])];
     };
     expect([1, 1000, 1024, 1025, 4095, 4096, 4097, 1 << 20].map(served)).toEqual([
-      'small', 'small', 'small', 'large', 'large', 'large', 'upstream', 'upstream',
+      'small',
+      'small',
+      'small',
+      'large',
+      'large',
+      'large',
+      'upstream',
+      'upstream',
     ]);
   });
 
@@ -204,7 +213,7 @@ describe('BinningMemoryResource', () => {
     mr.addBin(2000, second);
     mr.addBin(1800);
     expectSame(mr.binMrs, [first]);
-    expect(upstream.getAllocatedBytes()).toBe(0);  // no FixedSizeMemoryResource was made
+    expect(upstream.getAllocatedBytes()).toBe(0); // no FixedSizeMemoryResource was made
     mr.addBin(512);
     mr.addBin(300, first);
     expect(blockSizes(mr)).toEqual([512, 'LimitingResourceAdaptor']);
@@ -240,7 +249,10 @@ describe('BinningMemoryResource', () => {
   it('keeps bins and upstream alive until the last user lets go, then every bin returns its memory', () => {
     const upstream = counting();
     const binUpstream = counting();
-    let mr: BinningMemoryResource | undefined = new BinningMemoryResource(upstream, { minSizeExponent: 9, maxSizeExponent: 10 });
+    let mr: BinningMemoryResource | undefined = new BinningMemoryResource(upstream, {
+      minSizeExponent: 9,
+      maxSizeExponent: 10,
+    });
     const custom = new FixedSizeMemoryResource(binUpstream, { blockSize: 4 * KiB, blocksToPreallocate: 2 });
     mr.addBin(4 * KiB, custom);
     custom[Symbol.dispose]();
@@ -279,12 +291,12 @@ describe('BinningMemoryResource', () => {
   it('a bin added while allocations of its sizes are live takes their frees (as RMM); a fixed-size bin refuses them', () => {
     const upstream = counting();
     const mr = new BinningMemoryResource(upstream);
-    const ptr = mr.allocate(3000);  // no bin yet: from the upstream
+    const ptr = mr.allocate(3000); // no bin yet: from the upstream
     mr.addBin(4096);
     const error = thrown(() => mr.deallocate(ptr, 3000));
     expect(error).toBeInstanceOf(RMMError);
     expect(error.message).toContain('not a block it handed out');
-    upstream.deallocate(ptr, 3000);  // where it came from
+    upstream.deallocate(ptr, 3000); // where it came from
     expect(upstream.getAllocatedBytes()).toBe(preallocated(4096));
     for (const bin of mr.binMrs) bin[Symbol.dispose]();
     mr[Symbol.dispose]();
@@ -292,7 +304,7 @@ describe('BinningMemoryResource', () => {
   });
 
   it('a bin that cannot be made during construction: OutOfMemoryError, the bins made so far are returned', () => {
-    const upstream = counting(base(), 500 * KiB);  // 2^10..2^12 need 896 KiB
+    const upstream = counting(base(), 500 * KiB); // 2^10..2^12 need 896 KiB
     const error = thrown(() => new BinningMemoryResource(upstream, { minSizeExponent: 10, maxSizeExponent: 12 }));
     expect(error).toBeInstanceOf(OutOfMemoryError);
     expect(error.message).toBe('Exceeded memory limit (failed to allocate 512.000000 KiB)');
@@ -322,7 +334,15 @@ describe('BinningMemoryResource', () => {
       'ERR_INVALID_ARG_TYPE',
     );
     // RMM's exponents are int8_t; 1 << exponent is undefined behaviour in RMM outside 0..30
-    for (const [minSizeExponent, maxSizeExponent] of [[128, 130], [-129, 3], [1.5, 3], [3, NaN], [-2, 3], [0, 31], [0, 127]]) {
+    for (const [minSizeExponent, maxSizeExponent] of [
+      [128, 130],
+      [-129, 3],
+      [1.5, 3],
+      [3, NaN],
+      [-2, 3],
+      [0, 31],
+      [0, 127],
+    ]) {
       const error = thrown(() => new BinningMemoryResource(base(), { minSizeExponent, maxSizeExponent }));
       expect(error, `${minSizeExponent}, ${maxSizeExponent}`).toBeInstanceOf(RangeError);
       expect(error.code).toBe('ERR_OUT_OF_RANGE');
@@ -362,23 +382,28 @@ describe('BinningMemoryResource', () => {
     expect(mr.binMrs).toHaveLength(1);
   });
 
-  it.runIf(onFake())('fake driver: bins take one cuMemAlloc each; dispose frees them all; a failing one leaks nothing', () => {
-    const upstream = new CudaMemoryResource();
-    const before = fakeCuda.stats();
-    const mr = new BinningMemoryResource(upstream, { minSizeExponent: 10, maxSizeExponent: 13 });
-    expect(fakeCuda.stats().liveAllocations).toBe(before.liveAllocations + 4);
-    expect(fakeCuda.stats().liveDeviceBytes[0]).toBe(before.liveDeviceBytes[0] + preallocated(1024, 2048, 4096, 8192));
-    const ptr = mr.allocate(3 * MiB);
-    expect(fakeCuda.stats().liveAllocations).toBe(before.liveAllocations + 5);
-    mr.deallocate(ptr, 3 * MiB);
-    mr[Symbol.dispose]();
-    expect(fakeCuda.stats().liveAllocations).toBe(before.liveAllocations);
-    fakeCuda.failNext('cuMemAlloc_v2', 3, 'CUDA_ERROR_OUT_OF_MEMORY');
-    const error = thrown(() => new BinningMemoryResource(upstream, { minSizeExponent: 10, maxSizeExponent: 13 }));
-    expect(error).toBeInstanceOf(OutOfMemoryError);
-    expect(error.message).toContain('cuMemAlloc_v2');
-    const after = fakeCuda.stats();
-    expect(after.liveAllocations).toBe(before.liveAllocations);
-    expect(after.liveEvents).toBe(before.liveEvents);
-  });
+  it.runIf(onFake())(
+    'fake driver: bins take one cuMemAlloc each; dispose frees them all; a failing one leaks nothing',
+    () => {
+      const upstream = new CudaMemoryResource();
+      const before = fakeCuda.stats();
+      const mr = new BinningMemoryResource(upstream, { minSizeExponent: 10, maxSizeExponent: 13 });
+      expect(fakeCuda.stats().liveAllocations).toBe(before.liveAllocations + 4);
+      expect(fakeCuda.stats().liveDeviceBytes[0]).toBe(
+        before.liveDeviceBytes[0] + preallocated(1024, 2048, 4096, 8192),
+      );
+      const ptr = mr.allocate(3 * MiB);
+      expect(fakeCuda.stats().liveAllocations).toBe(before.liveAllocations + 5);
+      mr.deallocate(ptr, 3 * MiB);
+      mr[Symbol.dispose]();
+      expect(fakeCuda.stats().liveAllocations).toBe(before.liveAllocations);
+      fakeCuda.failNext('cuMemAlloc_v2', 3, 'CUDA_ERROR_OUT_OF_MEMORY');
+      const error = thrown(() => new BinningMemoryResource(upstream, { minSizeExponent: 10, maxSizeExponent: 13 }));
+      expect(error).toBeInstanceOf(OutOfMemoryError);
+      expect(error.message).toContain('cuMemAlloc_v2');
+      const after = fakeCuda.stats();
+      expect(after.liveAllocations).toBe(before.liveAllocations);
+      expect(after.liveEvents).toBe(before.liveEvents);
+    },
+  );
 });

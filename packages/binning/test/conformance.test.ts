@@ -3,6 +3,10 @@
 import { BinningMemoryResource } from '@rmmjs/binning';
 import { describeConformance, upstreams } from '@rmmjs/test-helpers';
 
-describeConformance('BinningMemoryResource', (upstream) => new BinningMemoryResource(upstream, { minSizeExponent: 10, maxSizeExponent: 17 }), {
-  upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor'),
-});
+describeConformance(
+  'BinningMemoryResource',
+  (upstream) => new BinningMemoryResource(upstream, { minSizeExponent: 10, maxSizeExponent: 17 }),
+  {
+    upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor'),
+  },
+);

@@ -29,7 +29,11 @@ describe('BinningMemoryResource in worker threads', () => {
       expect(seen).toEqual([
         true,
         true,
-        [['FixedSizeMemoryResource', 1024], ['FixedSizeMemoryResource', 2048], ['FixedSizeMemoryResource', 8192]],
+        [
+          ['FixedSizeMemoryResource', 1024],
+          ['FixedSizeMemoryResource', 2048],
+          ['FixedSizeMemoryResource', 8192],
+        ],
         [1024, 2048, 4096, 8192],
         true,
       ]);
@@ -89,7 +93,12 @@ describe('BinningMemoryResource in worker threads', () => {
     expect(getCurrentDeviceResource()).toBe(previous);
     const bins = mr.binMrs;
     expect(bins.map((bin) => (bin as FixedSizeMemoryResource).getBlockSize())).toEqual([
-      512, 1024, 2048, 4096, 20 * KiB, ...Array.from({ length: 10 }, (_, i) => 24 * KiB + i * 4 * KiB),
+      512,
+      1024,
+      2048,
+      4096,
+      20 * KiB,
+      ...Array.from({ length: 10 }, (_, i) => 24 * KiB + i * 4 * KiB),
     ]);
     for (const bin of bins) bin[Symbol.dispose]();
     mr[Symbol.dispose]();

@@ -26,7 +26,11 @@ interface CallbackAddon {
   create(allocate: NativeAllocate, deallocate: NativeDeallocate): ResourceHandle;
 }
 
-const addon = loadAdaptorAddon<CallbackAddon>(import.meta.url, '../build/Release/rmmjs_callback.node', '@rmmjs/callback');
+const addon = loadAdaptorAddon<CallbackAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_callback.node',
+  '@rmmjs/callback',
+);
 
 const MAX_POINTER = 2n ** 64n - 1n;
 

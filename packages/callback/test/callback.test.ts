@@ -103,7 +103,7 @@ describe('CallbackMemoryResource', () => {
     expect(calls.map((call) => call.slice(0, 2))).toEqual([['allocate', 256]]);
     const ptr = buffer.ptr;
     expect(ptr).toBe(calls[0][3]);
-    mr[Symbol.dispose]();  // the buffer keeps the native resource (and its functions) alive
+    mr[Symbol.dispose](); // the buffer keeps the native resource (and its functions) alive
     buffer.free();
     expect(calls).toEqual([
       ['allocate', 256, DEFAULT_STREAM, ptr],
@@ -204,7 +204,7 @@ describe('CallbackMemoryResource', () => {
       },
     );
     own.mr = mr;
-    const ptr = mr.allocate(1000);  // the resource goes when this call returns, not during it
+    const ptr = mr.allocate(1000); // the resource goes when this call returns, not during it
     expect(ptr % 256n).toBe(0n);
     expect(thrown(() => mr.allocate(1)).code).toBe('ERR_RMM_DISPOSED');
     base.deallocate(ptr, 1000);
@@ -286,7 +286,9 @@ describe('what allocate returns', () => {
     const error = thrown(() => make(value).mr.allocate(10));
     expect(error).toBeInstanceOf(RangeError);
     expect(error.code).toBe('ERR_OUT_OF_RANGE');
-    expect(error.message).toMatch(/^The value returned by the "allocate" callback is out of range\. It must be a pointer/);
+    expect(error.message).toMatch(
+      /^The value returned by the "allocate" callback is out of range\. It must be a pointer/,
+    );
   });
 
   it.each([
@@ -313,7 +315,10 @@ describe('what allocate returns', () => {
 });
 
 // The stacks an error must cross: the native layers between the caller and the callback.
-const stacks: [string, (mr: CallbackMemoryResource) => { top: DeviceMemoryResource; limiters: { getAllocatedBytes(): number }[] }][] = [
+const stacks: [
+  string,
+  (mr: CallbackMemoryResource) => { top: DeviceMemoryResource; limiters: { getAllocatedBytes(): number }[] },
+][] = [
   ['the resource itself', (mr) => ({ top: mr, limiters: [] })],
   [
     'a LimitingResourceAdaptor over it',
@@ -379,7 +384,10 @@ describe.each(stacks)('RMM python test_callback_mr_error: an error thrown by a c
     failing.allocate = false;
     const buffer = new DeviceBuffer({ data: pattern(100, 2), mr: top });
     failing.allocate = true;
-    expectSame(thrown(() => buffer.resize(5000)), 256);
+    expectSame(
+      thrown(() => buffer.resize(5000)),
+      256,
+    );
     expect(buffer.size).toBe(100);
     expectBytes(buffer.toBytes(), pattern(100, 2));
     buffer.free();

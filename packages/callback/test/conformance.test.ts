@@ -16,6 +16,7 @@ describeConformance('CallbackMemoryResource', overCurrentResource, {
   // Where the functions' memory lives is unknown, so it says both.
   hostAccessible: true,
   cannot: {
-    workers: 'its functions run only on the thread that made it: other threads get ERR_RMM_WRONG_THREAD (threads.test.ts)',
+    workers:
+      'its functions run only on the thread that made it: other threads get ERR_RMM_WRONG_THREAD (threads.test.ts)',
   },
 });

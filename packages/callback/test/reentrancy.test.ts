@@ -44,7 +44,9 @@ function expectDisposed(error: any): void {
 
 type Resizable = ArrayBuffer & { resize(length: number): void };
 const resizableBuffer = (length: number) =>
-  new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => Resizable)(length, { maxByteLength: length });
+  new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => Resizable)(length, {
+    maxByteLength: length,
+  });
 
 describe('resize and reserve whose allocation runs JavaScript', () => {
   for (const grow of ['resize', 'reserve'] as const) {

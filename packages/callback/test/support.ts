@@ -9,7 +9,8 @@ export const callbackEntry = resolveFromPackage('@rmmjs/callback');
  * Runs `source` (the body of an async function with `core` in scope) in a worker thread and
  * resolves with what it returns, once the worker has exited; a throw rejects with `code: message`.
  */
-export const runWorker = (source: string, workerData?: unknown): Promise<unknown> => runInWorker(source, { workerData });
+export const runWorker = (source: string, workerData?: unknown): Promise<unknown> =>
+  runInWorker(source, { workerData });
 
 /** Runs `code` in a fresh `node --expose-gc` with `core` and `callback` imported. */
 export const runNode = (code: string) =>

@@ -73,10 +73,7 @@ describe('threads that run no JavaScript', () => {
 
   it('a thread-pool thread gets RMMJS_ERR_WRONG_THREAD', async () => {
     const { calls, mr } = counting();
-    await expect(allocateOnThreadPool(mr, 1000)).resolves.toEqual([
-      WRONG_THREAD,
-      otherThread('allocate'),
-    ]);
+    await expect(allocateOnThreadPool(mr, 1000)).resolves.toEqual([WRONG_THREAD, otherThread('allocate')]);
     expect(calls).toEqual([]);
   });
 });
@@ -127,7 +124,7 @@ describe('a resource created by a worker', () => {
     }
     expect(allocateOnNativeThread(orphan, 64)).toEqual([WRONG_THREAD, exited('allocate')]);
     setCurrentDeviceResource(previous);
-    orphan[Symbol.dispose]();  // the last reference goes on this thread: nothing to release
+    orphan[Symbol.dispose](); // the last reference goes on this thread: nothing to release
   });
 });
 

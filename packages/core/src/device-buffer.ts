@@ -91,7 +91,10 @@ function deviceSource(src: unknown): { ptr: bigint; nbytes: number } {
   if (shape.length > 1) {
     throw invalidArgValue('src', `must be a 1-D contiguous array, got a ${shape.length}-D array`);
   }
-  if (strides != null && (!Array.isArray(strides) || strides.length !== shape.length || (shape.length === 1 && strides[0] !== itemsize))) {
+  if (
+    strides != null &&
+    (!Array.isArray(strides) || strides.length !== shape.length || (shape.length === 1 && strides[0] !== itemsize))
+  ) {
     throw invalidArgValue('src', 'must be a 1-D contiguous array, got a non-contiguous array');
   }
   const nbytes = (shape.length === 0 ? 1 : (shape[0] as number)) * itemsize;
@@ -335,12 +338,18 @@ export class DeviceBuffer implements Disposable {
   // is touched only inside those calls, so JavaScript that detaches or shrinks it meanwhile makes
   // the next slice fail (ERR_INVALID_ARG_VALUE naming `name`) instead of the copy using memory that
   // is gone. (A Node-API addon cannot hold an ArrayBuffer's memory against a detach.)
-  async #copyInSlices(host: HostBytes, nbytes: number, toHost: boolean, stream: StreamNative | undefined, name: string): Promise<void> {
+  async #copyInSlices(
+    host: HostBytes,
+    nbytes: number,
+    toHost: boolean,
+    stream: StreamNative | undefined,
+    name: string,
+  ): Promise<void> {
     const copyStream = native.bufferBeginAsync(this.#native, stream); // ERR_RMM_DISPOSED when freed
     const handle = this.#native as BufferNative;
     try {
       await native.bufferSynchronizeAsync(handle, copyStream);
-      for (let offset = 0; offset < nbytes; ) {
+      for (let offset = 0; offset < nbytes;) {
         offset += native.bufferCopySlice(handle, host, offset, nbytes, toHost, copyStream, name);
         if (offset < nbytes) await eventLoopTurn();
       }
@@ -364,4 +373,3 @@ export class DeviceBuffer implements Disposable {
     }
   }
 }
-

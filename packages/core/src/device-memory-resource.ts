@@ -33,13 +33,16 @@ export class DeviceMemoryResource implements Disposable {
   static {
     handleOf = (mr) => mr.#handle;
     // A brand check: no trap or getter runs (a Proxy is not a resource).
-    isResource = (value): value is DeviceMemoryResource => typeof value === 'object' && value !== null && #handle in value;
+    isResource = (value): value is DeviceMemoryResource =>
+      typeof value === 'object' && value !== null && #handle in value;
   }
 
   /** @internal Subclasses pass the native handle their constructor created. */
   constructor(handle: ResourceHandle) {
     if (typeof handle !== 'object' || handle === null) {
-      throw new TypeError(`${new.target.name} cannot be constructed directly: use a concrete resource such as CudaMemoryResource`);
+      throw new TypeError(
+        `${new.target.name} cannot be constructed directly: use a concrete resource such as CudaMemoryResource`,
+      );
     }
     this.#handle = handle;
     this.#address = native.resourceAddress(handle);

@@ -7,13 +7,7 @@ export { RMMError, OutOfMemoryError, CudaError } from './errors.js';
 export type { RMMErrorOptions, CudaErrorOptions } from './errors.js';
 export { parseBytes } from './parse-bytes.js';
 export { cuda } from './cuda.js';
-export {
-  Stream,
-  DEFAULT_STREAM,
-  LEGACY_DEFAULT_STREAM,
-  PER_THREAD_DEFAULT_STREAM,
-  CudaStreamPool,
-} from './stream.js';
+export { Stream, DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM, CudaStreamPool } from './stream.js';
 export type { StreamOptions, CudaStreamPoolOptions } from './stream.js';
 export { DeviceMemoryResource, UpstreamResourceAdaptor } from './device-memory-resource.js';
 export { CudaMemoryResource } from './resources/cuda-memory-resource.js';

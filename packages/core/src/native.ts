@@ -89,9 +89,22 @@ export interface NativeCore {
   bufferDevice(buffer: BufferNative | null): number;
   bufferResize(buffer: BufferNative | null, size: number, stream: StreamNative | undefined): void;
   bufferReserve(buffer: BufferNative | null, capacity: number, stream: StreamNative | undefined): void;
-  bufferCopyFromHost(buffer: BufferNative | null, data: ArrayBufferView | ArrayBuffer, stream: StreamNative | undefined): void;
-  bufferCopyToHost(buffer: BufferNative | null, target: ArrayBufferView | ArrayBuffer, stream: StreamNative | undefined): void;
-  bufferCopyFromDevice(buffer: BufferNative | null, ptr: bigint, nbytes: number, stream: StreamNative | undefined): void;
+  bufferCopyFromHost(
+    buffer: BufferNative | null,
+    data: ArrayBufferView | ArrayBuffer,
+    stream: StreamNative | undefined,
+  ): void;
+  bufferCopyToHost(
+    buffer: BufferNative | null,
+    target: ArrayBufferView | ArrayBuffer,
+    stream: StreamNative | undefined,
+  ): void;
+  bufferCopyFromDevice(
+    buffer: BufferNative | null,
+    ptr: bigint,
+    nbytes: number,
+    stream: StreamNative | undefined,
+  ): void;
   bufferPrefetch(buffer: BufferNative | null, device: number, stream: StreamNative | undefined): void;
   bufferResource(buffer: BufferNative | null): ResourceHandle;
   // Frees the buffers the collector found unreachable but has not finalized; the bytes freed.

@@ -25,7 +25,11 @@ interface Consumer {
   failingAllocation(nbytes: number): [number, string];
   streamId(handle: bigint): bigint;
   /** [initStatus, initMessage, allocateStatus, allocateMessage, destroyed, headerUntouched] */
-  initWithOps(size: number | null, checked: boolean, withAllocate: boolean): [number, string, number, string, number, boolean];
+  initWithOps(
+    size: number | null,
+    checked: boolean,
+    withAllocate: boolean,
+  ): [number, string, number, string, number, boolean];
 }
 
 const require = createRequire(import.meta.url);
@@ -97,20 +101,37 @@ describe('ops tables', () => {
     `rmmjs_resource_ops.size is ${size}, smaller than the ${SIZE_1_0} bytes of ABI 1.0's table: set it to sizeof(rmmjs_resource_ops)`;
 
   it('resource_init_checked accepts the 1.0 layout and a larger table of a newer minor', () => {
-    expect(consumer.initWithOps(SIZE_1_0, true, true)).toEqual([OK, '', OUT_OF_MEMORY, 'probe: no memory here', 1, false]);
-    expect(consumer.initWithOps(SIZE_1_0 + 40, true, true)).toEqual([OK, '', OUT_OF_MEMORY, 'probe: no memory here', 1, false]);
-  });
-
-  it.each([0, 8, SIZE_1_0 - 8])('resource_init_checked refuses a table of %i bytes and leaves the header alone', (size) => {
-    expect(consumer.initWithOps(size, true, true)).toEqual([
-      INVALID_ARGUMENT,
-      `resource_init_checked: ${tooSmall(size)}`,
+    expect(consumer.initWithOps(SIZE_1_0, true, true)).toEqual([
       OK,
       '',
-      0,
-      true,
+      OUT_OF_MEMORY,
+      'probe: no memory here',
+      1,
+      false,
+    ]);
+    expect(consumer.initWithOps(SIZE_1_0 + 40, true, true)).toEqual([
+      OK,
+      '',
+      OUT_OF_MEMORY,
+      'probe: no memory here',
+      1,
+      false,
     ]);
   });
+
+  it.each([0, 8, SIZE_1_0 - 8])(
+    'resource_init_checked refuses a table of %i bytes and leaves the header alone',
+    (size) => {
+      expect(consumer.initWithOps(size, true, true)).toEqual([
+        INVALID_ARGUMENT,
+        `resource_init_checked: ${tooSmall(size)}`,
+        OK,
+        '',
+        0,
+        true,
+      ]);
+    },
+  );
 
   it('resource_init_checked refuses no table, and a table without allocate', () => {
     expect(consumer.initWithOps(null, true, true)).toEqual([
@@ -141,7 +162,14 @@ describe('ops tables', () => {
       false,
     ]);
     // A good table still works through it.
-    expect(consumer.initWithOps(SIZE_1_0, false, true)).toEqual([OK, '', OUT_OF_MEMORY, 'probe: no memory here', 1, false]);
+    expect(consumer.initWithOps(SIZE_1_0, false, true)).toEqual([
+      OK,
+      '',
+      OUT_OF_MEMORY,
+      'probe: no memory here',
+      1,
+      false,
+    ]);
   });
 });
 
@@ -155,7 +183,11 @@ describe('a resource implemented in plain C (test/addon/counting_adaptor.c)', ()
     create(upstream: ResourceHandle): ResourceHandle;
     counts(mr: ResourceHandle): Counts;
   }
-  const counting = loadAddon<CountingAddon>(import.meta.url, '../build/Release/rmmjs_counting_adaptor.node', 'counting-adaptor');
+  const counting = loadAddon<CountingAddon>(
+    import.meta.url,
+    '../build/Release/rmmjs_counting_adaptor.node',
+    'counting-adaptor',
+  );
 
   // How a package would present it in JavaScript.
   class CountingResourceAdaptor extends UpstreamResourceAdaptor {

@@ -48,7 +48,9 @@ describe.runIf(withCuda())('memory pools', () => {
   it('CudaAsyncMemoryResource with an initial size and a release threshold serves allocations', () => {
     const mr = new CudaAsyncMemoryResource({ initialPoolSize: '64 MiB', releaseThreshold: '32 MiB' });
     using stream = new Stream();
-    const buffers = [1, 1000, 1 << 20, 10 << 20].map((size, i) => new DeviceBuffer({ data: pattern(size, i), mr, stream }));
+    const buffers = [1, 1000, 1 << 20, 10 << 20].map(
+      (size, i) => new DeviceBuffer({ data: pattern(size, i), mr, stream }),
+    );
     buffers.forEach((buffer, i) => expectBytes(buffer.toBytes(stream), pattern(buffer.size, i)));
     for (const buffer of buffers) buffer.free();
     stream.synchronize();

@@ -114,10 +114,6 @@ describe('driver loading', () => {
       { RMMJS_CUDA_LIBRARY: fakeCudaLibraryPath, RMMJS_FAKE_CUDA_DEVICES: '0', RMMJS_DISABLE_CUDA: undefined },
     );
     expect(run.stderr).toBe('');
-    expect(run.stdout.split('\n')).toEqual([
-      'false 0',
-      'ERR_CUDA_NO_DEVICE true',
-      '7,8 SystemMemoryResource',
-    ]);
+    expect(run.stdout.split('\n')).toEqual(['false 0', 'ERR_CUDA_NO_DEVICE true', '7,8 SystemMemoryResource']);
   });
 });

@@ -1,10 +1,4 @@
-import {
-  DEFAULT_STREAM,
-  DeviceBuffer,
-  RMMError,
-  Stream,
-  getCurrentDeviceResource,
-} from '@rmmjs/core';
+import { DEFAULT_STREAM, DeviceBuffer, RMMError, Stream, getCurrentDeviceResource } from '@rmmjs/core';
 import { native } from '@rmmjs/core/internal';
 import { expectBytes, onGpu, pattern, rejected, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -96,7 +90,9 @@ describe('DeviceBuffer', () => {
     const other = track(DeviceBuffer.toDevice(new Uint8Array([1, 2, 3, 4])));
     buffer.copyFromDevice({ cudaArrayInterface: { data: [other.ptr, false], shape: [2], typestr: '<u2', version: 3 } });
     expect([...buffer.copyToHost()]).toEqual([1, 2, 3, 4, 0]);
-    buffer.copyFromDevice({ __cuda_array_interface__: { data: [Number(source.ptr), false], shape: [1], strides: [1], typestr: '|u1' } });
+    buffer.copyFromDevice({
+      __cuda_array_interface__: { data: [Number(source.ptr), false], shape: [1], strides: [1], typestr: '|u1' },
+    });
     expect([...buffer.copyToHost()]).toEqual([97, 2, 3, 4, 0]);
   });
 
@@ -110,7 +106,9 @@ describe('DeviceBuffer', () => {
     expect(tooLarge.message).toContain('8 bytes');
     const twoD = { cudaArrayInterface: { data: [big.ptr, false], shape: [2, 2], typestr: '|u1', version: 3 } };
     expect(thrown(() => buffer.copyFromDevice(twoD)).message).toContain('2-D');
-    const strided = { cudaArrayInterface: { data: [big.ptr, false], shape: [2], strides: [2], typestr: '|u1', version: 3 } };
+    const strided = {
+      cudaArrayInterface: { data: [big.ptr, false], shape: [2], strides: [2], typestr: '|u1', version: 3 },
+    };
     expect(thrown(() => buffer.copyFromDevice(strided)).message).toContain('non-contiguous');
   });
 
@@ -194,7 +192,13 @@ describe('DeviceBuffer', () => {
     expect(buffer.freed).toBe(false);
     buffer.free();
     expect(buffer.freed).toBe(true);
-    for (const use of [() => buffer.ptr, () => buffer.size, () => buffer.toBytes(), () => buffer.resize(4), () => buffer.free()]) {
+    for (const use of [
+      () => buffer.ptr,
+      () => buffer.size,
+      () => buffer.toBytes(),
+      () => buffer.resize(4),
+      () => buffer.free(),
+    ]) {
       const error = thrown(use);
       expect(error).toBeInstanceOf(RMMError);
       expect(error.code).toBe('ERR_RMM_DISPOSED');
@@ -226,7 +230,9 @@ describe('DeviceBuffer', () => {
     expect(tooSmall.message).toContain('15');
     expect(thrown(() => buffer.copyFromHost('abc' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
     expect(thrown(() => buffer.copyToHost([1, 2] as never)).code).toBe('ERR_INVALID_ARG_TYPE');
-    expect(thrown(() => buffer.copyToHost(undefined, null as never)).message).toContain('stream argument cannot be null');
+    expect(thrown(() => buffer.copyToHost(undefined, null as never)).message).toContain(
+      'stream argument cannot be null',
+    );
     expect(thrown(() => buffer.resize(-1)).code).toBe('ERR_OUT_OF_RANGE');
     expect(thrown(() => buffer.reserve(2 ** 53)).code).toBe('ERR_OUT_OF_RANGE');
     expect(thrown(() => buffer.resize('8' as never)).code).toBe('ERR_INVALID_ARG_TYPE');

@@ -19,7 +19,10 @@ describe('error classes', () => {
     expect(oom).toBeInstanceOf(RMMError);
     expect(oom.code).toBe('ERR_RMM_OUT_OF_MEMORY');
     expect(oom.name).toBe('OutOfMemoryError');
-    const cudaError = new CudaError('CUDA error at cuMemFree_v2', { cudaErrorCode: 1, cudaErrorName: 'CUDA_ERROR_INVALID_VALUE' });
+    const cudaError = new CudaError('CUDA error at cuMemFree_v2', {
+      cudaErrorCode: 1,
+      cudaErrorName: 'CUDA_ERROR_INVALID_VALUE',
+    });
     expect(cudaError).toBeInstanceOf(RMMError);
     expect(cudaError.code).toBe('ERR_CUDA');
     expect(cudaError.cudaErrorCode).toBe(1);

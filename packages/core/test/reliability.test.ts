@@ -65,8 +65,16 @@ describe('copyFromDevice validates a foreign CUDA array interface', () => {
   it('a null pointer is ERR_INVALID_ARG_VALUE (never a copy from address 0); with no bytes it copies nothing', () => {
     const buffer = new DeviceBuffer({ data: pattern(16, 2) });
     live.push(buffer);
-    for (const data of [[0n, false], [0, false]]) {
-      expectCoded(thrown(() => buffer.copyFromDevice(cai({ data }))), TypeError, 'ERR_INVALID_ARG_VALUE', 'null');
+    for (const data of [
+      [0n, false],
+      [0, false],
+    ]) {
+      expectCoded(
+        thrown(() => buffer.copyFromDevice(cai({ data }))),
+        TypeError,
+        'ERR_INVALID_ARG_VALUE',
+        'null',
+      );
     }
     buffer.copyFromDevice(cai({ data: [0n, false], shape: [0] }));
     expectBytes(buffer.toBytes(), pattern(16, 2));
@@ -103,7 +111,10 @@ describe('copyFromDevice validates a foreign CUDA array interface', () => {
     ];
     for (const fields of bad) {
       const error = thrown(() => buffer.copyFromDevice(cai(fields)));
-      expect(error, JSON.stringify(fields, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))).toBeInstanceOf(TypeError);
+      expect(
+        error,
+        JSON.stringify(fields, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)),
+      ).toBeInstanceOf(TypeError);
       expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
       expect(error.message).toContain('"src"');
     }
@@ -238,7 +249,12 @@ describe.runIf(onFake())('a failure on the free path before the memory is freed'
       for (const mr of [new PinnedHostMemoryResource(), new SystemMemoryResource()]) {
         const buffer = new DeviceBuffer({ data: pattern(512, 8), mr });
         fakeCuda.failNext('cuStreamSynchronize', 1, CUDA_ERROR_LAUNCH_FAILED);
-        expectCoded(thrown(() => buffer.free()), CudaError, 'ERR_CUDA', 'cuStreamSynchronize');
+        expectCoded(
+          thrown(() => buffer.free()),
+          CudaError,
+          'ERR_CUDA',
+          'cuStreamSynchronize',
+        );
         expect(buffer.freed).toBe(false);
         expectBytes(buffer.toBytes(), pattern(512, 8));
         buffer.free();
@@ -253,7 +269,12 @@ describe.runIf(onFake())('a failure on the free path before the memory is freed'
   it('a free the driver refuses as invalid is a double free: ERR_RMM_LOGIC, and the buffer is gone', () => {
     const buffer = new DeviceBuffer({ size: 64 });
     fakeCuda.failNext('cuMemFree_v2', 1, CUDA_ERROR_INVALID_VALUE);
-    expectCoded(thrown(() => buffer.free()), RMMError, 'ERR_RMM_LOGIC', 'cannot deallocate');
+    expectCoded(
+      thrown(() => buffer.free()),
+      RMMError,
+      'ERR_RMM_LOGIC',
+      'cannot deallocate',
+    );
     expect(buffer.freed).toBe(true);
     expect(thrown(() => buffer.free()).code).toBe('ERR_RMM_DISPOSED');
     // The fake still holds what it refused to free: that is the leak the check below expects.
@@ -293,7 +314,9 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
     const warnings = run.stderr.split('\n').filter(Boolean);
     expect(warnings).toHaveLength(6);
     for (const line of warnings) {
-      expect(line).toContain('the pinned staging buffers for host copies could not be made (tried again by the next large copy)');
+      expect(line).toContain(
+        'the pinned staging buffers for host copies could not be made (tried again by the next large copy)',
+      );
     }
     expect(run.stdout).toBe('0 0 0,0 0 0,0 0 0,2 5 4');
   });

@@ -68,16 +68,19 @@ describe.each(availableCases())('$name', ({ make, hostAccessible, name }) => {
   });
 
   // Never ask a real GPU for more managed memory than it has (it can hang the device).
-  it.skipIf(name === 'ManagedMemoryResource' && onGpu())('an impossible request (1 PiB) is OutOfMemoryError and the resource stays usable', () => {
-    const mr = create();
-    const error = thrown(() => mr.allocate(PiB));
-    expect(error).toBeInstanceOf(OutOfMemoryError);
-    expect(error.code).toBe('ERR_RMM_OUT_OF_MEMORY');
-    expect(error.message).toContain(String(PiB));
-    const ptr = mr.allocate(1024);
-    expect(ptr).not.toBe(0n);
-    mr.deallocate(ptr, 1024);
-  });
+  it.skipIf(name === 'ManagedMemoryResource' && onGpu())(
+    'an impossible request (1 PiB) is OutOfMemoryError and the resource stays usable',
+    () => {
+      const mr = create();
+      const error = thrown(() => mr.allocate(PiB));
+      expect(error).toBeInstanceOf(OutOfMemoryError);
+      expect(error.code).toBe('ERR_RMM_OUT_OF_MEMORY');
+      expect(error.message).toContain(String(PiB));
+      const ptr = mr.allocate(1024);
+      expect(ptr).not.toBe(0n);
+      mr.deallocate(ptr, 1024);
+    },
+  );
 
   it('is equal to another of its kind', () => {
     const a = create();
@@ -159,7 +162,9 @@ describe('bad input to allocate and deallocate', () => {
   it('DeviceMemoryResource and UpstreamResourceAdaptor cannot be constructed directly', () => {
     expect(thrown(() => new (DeviceMemoryResource as never as new () => unknown)())).toBeInstanceOf(TypeError);
     expect(thrown(() => new (UpstreamResourceAdaptor as never as new () => unknown)())).toBeInstanceOf(TypeError);
-    expect(thrown(() => new (DeviceMemoryResource as never as new (x: unknown) => unknown)({})).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => new (DeviceMemoryResource as never as new (x: unknown) => unknown)({})).code).toBe(
+      'ERR_INVALID_ARG_TYPE',
+    );
   });
 
   it('a null pool handle is "Unexpected null pool handle."', () => {

@@ -30,7 +30,9 @@ function isOutOfMemory(error: unknown): boolean {
   if (error instanceof OutOfMemoryError) return true;
   try {
     // An OutOfMemoryError of another realm (vm context) still has the code.
-    return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ERR_RMM_OUT_OF_MEMORY';
+    return (
+      typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ERR_RMM_OUT_OF_MEMORY'
+    );
   } catch {
     return false;
   }

@@ -3,6 +3,10 @@
 import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
 import { describeConformance, upstreams } from '@rmmjs/test-helpers';
 
-describeConformance('FailureCallbackResourceAdaptor', (upstream) => new FailureCallbackResourceAdaptor(upstream, () => false), {
-  upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor'),
-});
+describeConformance(
+  'FailureCallbackResourceAdaptor',
+  (upstream) => new FailureCallbackResourceAdaptor(upstream, () => false),
+  {
+    upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor'),
+  },
+);

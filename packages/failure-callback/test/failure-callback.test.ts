@@ -14,7 +14,14 @@ import {
 import { CallbackMemoryResource } from '@rmmjs/callback';
 import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
 import { LimitingResourceAdaptor } from '@rmmjs/limiting';
-import { expectBytes, fakeCuda, onFake, pattern, restoreCurrentDeviceResourceAfterEach, thrown } from '@rmmjs/test-helpers';
+import {
+  expectBytes,
+  fakeCuda,
+  onFake,
+  pattern,
+  restoreCurrentDeviceResourceAfterEach,
+  thrown,
+} from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 const previous = restoreCurrentDeviceResourceAfterEach();
@@ -142,7 +149,7 @@ describe('FailureCallbackResourceAdaptor', () => {
     own.mr = new FailureCallbackResourceAdaptor(exhausted(), (nbytes) => {
       calls.push(nbytes);
       own.mr?.[Symbol.dispose]();
-      return calls.length < 3;  // retries after the last handle went: the call keeps it alive
+      return calls.length < 3; // retries after the last handle went: the call keeps it alive
     });
     const mr = own.mr;
     expect(thrown(() => mr.allocate(700)).message).toBe('Exceeded memory limit (failed to allocate 700.000000 B)');
@@ -170,41 +177,78 @@ describe('FailureCallbackResourceAdaptor', () => {
 // Upstream failures: [what, the upstream, is it out of memory].
 const failures: [string, () => { upstream: DeviceMemoryResource; thrownErrors?: unknown[] }, boolean][] = [
   ['native out of memory (LimitingResourceAdaptor)', () => ({ upstream: exhausted() }), true],
-  ['an OutOfMemoryError thrown by JavaScript', () => {
-    const { mr, thrownErrors } = throwing(() => new OutOfMemoryError('from JavaScript'));
-    return { upstream: mr, thrownErrors };
-  }, true],
-  ['0n returned by a CallbackMemoryResource', () => ({ upstream: new CallbackMemoryResource(() => 0n, () => {}) }), true],
-  ['a TypeError thrown by JavaScript', () => {
-    const { mr, thrownErrors } = throwing(() => new TypeError('not memory'));
-    return { upstream: mr, thrownErrors };
-  }, false],
-  ['an RMMError thrown by JavaScript', () => {
-    const { mr, thrownErrors } = throwing(() => new RMMError('logic'));
-    return { upstream: mr, thrownErrors };
-  }, false],
-  ['a string thrown by JavaScript', () => {
-    const { mr, thrownErrors } = throwing(() => 'a string');
-    return { upstream: mr, thrownErrors };
-  }, false],
-  ['a bad return value of a CallbackMemoryResource', () => ({ upstream: new CallbackMemoryResource(() => 'x' as never, () => {}) }), false],
+  [
+    'an OutOfMemoryError thrown by JavaScript',
+    () => {
+      const { mr, thrownErrors } = throwing(() => new OutOfMemoryError('from JavaScript'));
+      return { upstream: mr, thrownErrors };
+    },
+    true,
+  ],
+  [
+    '0n returned by a CallbackMemoryResource',
+    () => ({
+      upstream: new CallbackMemoryResource(
+        () => 0n,
+        () => {},
+      ),
+    }),
+    true,
+  ],
+  [
+    'a TypeError thrown by JavaScript',
+    () => {
+      const { mr, thrownErrors } = throwing(() => new TypeError('not memory'));
+      return { upstream: mr, thrownErrors };
+    },
+    false,
+  ],
+  [
+    'an RMMError thrown by JavaScript',
+    () => {
+      const { mr, thrownErrors } = throwing(() => new RMMError('logic'));
+      return { upstream: mr, thrownErrors };
+    },
+    false,
+  ],
+  [
+    'a string thrown by JavaScript',
+    () => {
+      const { mr, thrownErrors } = throwing(() => 'a string');
+      return { upstream: mr, thrownErrors };
+    },
+    false,
+  ],
+  [
+    'a bad return value of a CallbackMemoryResource',
+    () => ({
+      upstream: new CallbackMemoryResource(
+        () => 'x' as never,
+        () => {},
+      ),
+    }),
+    false,
+  ],
 ];
 
 describe.each(failures)('upstream failure: %s', (_, make, outOfMemory) => {
-  it(outOfMemory ? 'asks the callback; false lets the same error through' : 'passes through without calling back', () => {
-    const { upstream, thrownErrors } = make();
-    const plain = thrown(() => upstream.allocate(300));
-    const { calls, callback } = answering(true);
-    const mr = new FailureCallbackResourceAdaptor(upstream, callback);
-    const error = thrown(() => mr.allocate(300));
-    expect(calls).toEqual(outOfMemory ? [300, 300] : []);
-    if (thrownErrors !== undefined) expect(error).toBe(thrownErrors[thrownErrors.length - 1]);
-    else {
-      expect(error.constructor).toBe(plain.constructor);
-      expect(error.code).toBe(plain.code);
-      expect(error.message).toBe(plain.message);
-    }
-  });
+  it(
+    outOfMemory ? 'asks the callback; false lets the same error through' : 'passes through without calling back',
+    () => {
+      const { upstream, thrownErrors } = make();
+      const plain = thrown(() => upstream.allocate(300));
+      const { calls, callback } = answering(true);
+      const mr = new FailureCallbackResourceAdaptor(upstream, callback);
+      const error = thrown(() => mr.allocate(300));
+      expect(calls).toEqual(outOfMemory ? [300, 300] : []);
+      if (thrownErrors !== undefined) expect(error).toBe(thrownErrors[thrownErrors.length - 1]);
+      else {
+        expect(error.constructor).toBe(plain.constructor);
+        expect(error.code).toBe(plain.code);
+        expect(error.message).toBe(plain.message);
+      }
+    },
+  );
 });
 
 describe.runIf(onFake())('driver failures (fake driver)', () => {
@@ -253,7 +297,13 @@ const stacks: [string, (callback: (nbytes: number) => boolean) => DeviceMemoryRe
     'a limiter over the adaptor over a CallbackMemoryResource that returns 0n',
     (callback) =>
       new LimitingResourceAdaptor(
-        new FailureCallbackResourceAdaptor(new CallbackMemoryResource(() => 0n, () => {}), callback),
+        new FailureCallbackResourceAdaptor(
+          new CallbackMemoryResource(
+            () => 0n,
+            () => {},
+          ),
+          callback,
+        ),
         1 << 20,
       ),
   ],

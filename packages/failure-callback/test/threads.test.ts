@@ -2,12 +2,7 @@
 // still allocates; an out-of-memory failure stays an OutOfMemoryError that says why the callback
 // was not asked, and an error thrown below passes unchanged.
 import { Worker } from 'node:worker_threads';
-import {
-  DeviceBuffer,
-  OutOfMemoryError,
-  getCurrentDeviceResource,
-  setCurrentDeviceResource,
-} from '@rmmjs/core';
+import { DeviceBuffer, OutOfMemoryError, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
 import { LimitingResourceAdaptor } from '@rmmjs/limiting';
 import { allocateOnNativeThread, allocateOnThreadPool } from '@rmmjs/test-addon';
@@ -22,10 +17,13 @@ const notAsked = (message: string) =>
 /** An adaptor over a 4 KiB limiter whose callback records its calls and retries. */
 function limited() {
   const calls: number[] = [];
-  const mr = new FailureCallbackResourceAdaptor(new LimitingResourceAdaptor(getCurrentDeviceResource(), 4096), (nbytes) => {
-    calls.push(nbytes);
-    return calls.length < 100;
-  });
+  const mr = new FailureCallbackResourceAdaptor(
+    new LimitingResourceAdaptor(getCurrentDeviceResource(), 4096),
+    (nbytes) => {
+      calls.push(nbytes);
+      return calls.length < 100;
+    },
+  );
   return { calls, mr };
 }
 

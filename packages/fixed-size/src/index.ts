@@ -15,7 +15,11 @@ interface FixedSizeAddon {
   blockSize(mr: ResourceHandle): number;
 }
 
-const addon = loadAdaptorAddon<FixedSizeAddon>(import.meta.url, '../build/Release/rmmjs_fixed_size.node', '@rmmjs/fixed-size');
+const addon = loadAdaptorAddon<FixedSizeAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_fixed_size.node',
+  '@rmmjs/fixed-size',
+);
 
 /** RMM's defaults. */
 export const DEFAULT_BLOCK_SIZE = 1 << 20;
@@ -30,15 +34,22 @@ export interface FixedSizeMemoryResourceOptions {
 
 function create(upstream: DeviceMemoryResource, options: FixedSizeMemoryResourceOptions | undefined): ResourceHandle {
   const upstreamHandle = resourceHandle(upstream, 'upstream');
-  const { blockSize: blockSizeOption, blocksToPreallocate: blocksOption } = validateOptions<FixedSizeMemoryResourceOptions>(options);
-  const blockSize = blockSizeOption === undefined ? DEFAULT_BLOCK_SIZE : validateSizeOption(blockSizeOption, 'blockSize');
-  const blocks = blocksOption === undefined ? DEFAULT_BLOCKS_TO_PREALLOCATE : validateSize(blocksOption, 'blocksToPreallocate');
+  const { blockSize: blockSizeOption, blocksToPreallocate: blocksOption } =
+    validateOptions<FixedSizeMemoryResourceOptions>(options);
+  const blockSize =
+    blockSizeOption === undefined ? DEFAULT_BLOCK_SIZE : validateSizeOption(blockSizeOption, 'blockSize');
+  const blocks =
+    blocksOption === undefined ? DEFAULT_BLOCKS_TO_PREALLOCATE : validateSize(blocksOption, 'blocksToPreallocate');
   // RMM divides by the block size and, with no blocks per chunk, hands out null pointers.
   if (blockSize === 0) throw outOfRange('blockSize', '>= 1 byte', blockSize);
   if (blocks === 0) throw outOfRange('blocksToPreallocate', '>= 1', blocks);
   const alignedBlockSize = Math.ceil(blockSize / 256) * 256;
   if (alignedBlockSize * blocks > Number.MAX_SAFE_INTEGER) {
-    throw outOfRange('blocksToPreallocate', `<= ${Math.floor(Number.MAX_SAFE_INTEGER / alignedBlockSize)} for blocks of ${alignedBlockSize} bytes`, blocks);
+    throw outOfRange(
+      'blocksToPreallocate',
+      `<= ${Math.floor(Number.MAX_SAFE_INTEGER / alignedBlockSize)} for blocks of ${alignedBlockSize} bytes`,
+      blocks,
+    );
   }
   return addon.create(upstreamHandle, blockSize, blocks);
 }

@@ -5,7 +5,11 @@ import { MiB, describeConformance, upstreams } from '@rmmjs/test-helpers';
 
 const blockSize = MiB;
 
-describeConformance('FixedSizeMemoryResource', (upstream) => new FixedSizeMemoryResource(upstream, { blockSize, blocksToPreallocate: 8 }), {
-  upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'CudaAsyncMemoryResource'),
-  maxAllocation: blockSize,
-});
+describeConformance(
+  'FixedSizeMemoryResource',
+  (upstream) => new FixedSizeMemoryResource(upstream, { blockSize, blocksToPreallocate: 8 }),
+  {
+    upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'CudaAsyncMemoryResource'),
+    maxAllocation: blockSize,
+  },
+);

@@ -45,7 +45,12 @@ describe.each(availableUpstreams())('FixedSizeMemoryResource over $name', ({ mak
     expect(error).toBeInstanceOf(OutOfMemoryError);
     expect(error.code).toBe('ERR_RMM_OUT_OF_MEMORY');
     expect(error.message).toBe('Maximum allocation size exceeded (failed to allocate 64.250000 KiB)');
-    for (const [ptr, size] of [[a, 8], [b, 8], [full, 64 * KiB]] as const) mr.deallocate(ptr, size);
+    for (const [ptr, size] of [
+      [a, 8],
+      [b, 8],
+      [full, 64 * KiB],
+    ] as const)
+      mr.deallocate(ptr, size);
     mr[Symbol.dispose]();
   });
 
@@ -92,7 +97,9 @@ describe('FixedSizeMemoryResource', () => {
   it('aligns the block size up to 256 and accepts byte strings', () => {
     expect(new FixedSizeMemoryResource(base(), { blockSize: 1000, blocksToPreallocate: 1 }).getBlockSize()).toBe(1024);
     expect(new FixedSizeMemoryResource(base(), { blockSize: 1, blocksToPreallocate: 1 }).getBlockSize()).toBe(256);
-    expect(new FixedSizeMemoryResource(base(), { blockSize: '2 KiB', blocksToPreallocate: 1 }).getBlockSize()).toBe(2048);
+    expect(new FixedSizeMemoryResource(base(), { blockSize: '2 KiB', blocksToPreallocate: 1 }).getBlockSize()).toBe(
+      2048,
+    );
     expect(new FixedSizeMemoryResource(base(), { blockSize: '1kb', blocksToPreallocate: 1 }).getBlockSize()).toBe(1024);
   });
 
@@ -122,7 +129,7 @@ describe('FixedSizeMemoryResource', () => {
     expect(upstream.getAllocatedBytes()).toBe(9 * KiB);
     expect(new Set(blocks).size).toBe(7);
     for (const ptr of blocks) mr.deallocate(ptr, 1);
-    expect(upstream.getAllocatedBytes()).toBe(9 * KiB);  // kept until the resource goes
+    expect(upstream.getAllocatedBytes()).toBe(9 * KiB); // kept until the resource goes
     mr[Symbol.dispose]();
     expect(upstream.getAllocatedBytes()).toBe(0);
   });
@@ -131,7 +138,11 @@ describe('FixedSizeMemoryResource', () => {
     const mr = new FixedSizeMemoryResource(base(), { blockSize: 1 * KiB, blocksToPreallocate: 2 });
     const a = mr.allocate(10);
     mr.deallocate(a, 10);
-    for (const [ptr, what] of [[a, 'twice'], [a + 256n, 'inside a block'], [0x1000n, 'foreign']] as const) {
+    for (const [ptr, what] of [
+      [a, 'twice'],
+      [a + 256n, 'inside a block'],
+      [0x1000n, 'foreign'],
+    ] as const) {
       const error = thrown(() => mr.deallocate(ptr, 10));
       expect(error, what).toBeInstanceOf(RMMError);
       expect(error.code).toBe('ERR_RMM_LOGIC');
@@ -181,7 +192,9 @@ describe('FixedSizeMemoryResource', () => {
     expect(code(() => new FixedSizeMemoryResource(base(), { blockSize: '1k' }))).toBe('ERR_INVALID_ARG_VALUE');
     expect(code(() => new FixedSizeMemoryResource(base(), { blocksToPreallocate: -1 }))).toBe('ERR_OUT_OF_RANGE');
     expect(code(() => new FixedSizeMemoryResource(base(), { blocksToPreallocate: 2.5 }))).toBe('ERR_OUT_OF_RANGE');
-    expect(code(() => new FixedSizeMemoryResource(base(), { blocksToPreallocate: '2' as never }))).toBe('ERR_INVALID_ARG_TYPE');
+    expect(code(() => new FixedSizeMemoryResource(base(), { blocksToPreallocate: '2' as never }))).toBe(
+      'ERR_INVALID_ARG_TYPE',
+    );
     // RMM divides by a zero block size, and with zero blocks per chunk hands out null pointers.
     const zeroBlock = thrown(() => new FixedSizeMemoryResource(base(), { blockSize: 0 }));
     expect(zeroBlock).toBeInstanceOf(RangeError);
@@ -190,7 +203,9 @@ describe('FixedSizeMemoryResource', () => {
     const zeroBlocks = thrown(() => new FixedSizeMemoryResource(base(), { blocksToPreallocate: 0 }));
     expect(zeroBlocks).toBeInstanceOf(RangeError);
     expect(zeroBlocks.message).toContain('"blocksToPreallocate"');
-    const huge = thrown(() => new FixedSizeMemoryResource(base(), { blockSize: 2 ** 40, blocksToPreallocate: 2 ** 20 }));
+    const huge = thrown(
+      () => new FixedSizeMemoryResource(base(), { blockSize: 2 ** 40, blocksToPreallocate: 2 ** 20 }),
+    );
     expect(huge.code).toBe('ERR_OUT_OF_RANGE');
     const mr = new FixedSizeMemoryResource(base(), { blockSize: KiB, blocksToPreallocate: 1 });
     expect(code(() => mr.allocate(-1))).toBe('ERR_OUT_OF_RANGE');
@@ -210,7 +225,10 @@ describe('FixedSizeMemoryResource', () => {
   it('an upstream that cannot give another chunk: OutOfMemoryError, the blocks handed out stay good', () => {
     const upstream = counting(base(), 10 * KiB);
     const mr = new FixedSizeMemoryResource(upstream, { blockSize: 4 * KiB, blocksToPreallocate: 2 });
-    const buffers = [new DeviceBuffer({ data: pattern(4 * KiB, 1), mr }), new DeviceBuffer({ data: pattern(4 * KiB, 2), mr })];
+    const buffers = [
+      new DeviceBuffer({ data: pattern(4 * KiB, 1), mr }),
+      new DeviceBuffer({ data: pattern(4 * KiB, 2), mr }),
+    ];
     const error = thrown(() => mr.allocate(1));
     expect(error).toBeInstanceOf(OutOfMemoryError);
     expect(error.message).toBe('Exceeded memory limit (failed to allocate 8.000000 KiB)');
@@ -253,7 +271,9 @@ describe('FixedSizeMemoryResource', () => {
     it('a failing first chunk (cuMemAlloc): OutOfMemoryError with the driver error, nothing leaks', () => {
       const before = fakeCuda.stats();
       fakeCuda.failNext('cuMemAlloc_v2', 1, 'CUDA_ERROR_OUT_OF_MEMORY');
-      const error = thrown(() => new FixedSizeMemoryResource(new CudaMemoryResource(), { blockSize: KiB, blocksToPreallocate: 4 }));
+      const error = thrown(
+        () => new FixedSizeMemoryResource(new CudaMemoryResource(), { blockSize: KiB, blocksToPreallocate: 4 }),
+      );
       expect(error).toBeInstanceOf(OutOfMemoryError);
       expect(error.message).toContain('cuMemAlloc_v2');
       const after = fakeCuda.stats();
@@ -278,10 +298,14 @@ describe('FixedSizeMemoryResource', () => {
 
     it('the current resource for DeviceBuffer with the fake memory budget', () => {
       const mr = new FixedSizeMemoryResource(new CudaMemoryResource(), { blockSize: MiB, blocksToPreallocate: 200 });
-      const error = thrown(() => new FixedSizeMemoryResource(new CudaMemoryResource(), { blockSize: MiB, blocksToPreallocate: 100 }));
+      const error = thrown(
+        () => new FixedSizeMemoryResource(new CudaMemoryResource(), { blockSize: MiB, blocksToPreallocate: 100 }),
+      );
       expect(error).toBeInstanceOf(OutOfMemoryError);
       mr[Symbol.dispose]();
-      new FixedSizeMemoryResource(new CudaMemoryResource(), { blockSize: MiB, blocksToPreallocate: 100 })[Symbol.dispose]();
+      new FixedSizeMemoryResource(new CudaMemoryResource(), { blockSize: MiB, blocksToPreallocate: 100 })[
+        Symbol.dispose
+      ]();
     });
   });
 });

@@ -85,7 +85,7 @@ describe('FixedSizeMemoryResource with streams', () => {
     mr[Symbol.dispose]();
   });
 
-  it('RMM DeletedStream: a new stream, even with the destroyed stream\'s handle, waits before taking its blocks', () => {
+  it("RMM DeletedStream: a new stream, even with the destroyed stream's handle, waits before taking its blocks", () => {
     const mr = new FixedSizeMemoryResource(upstream(), { blockSize: 4 * KiB, blocksToPreallocate: 1 });
     const old = new Stream();
     const handle = old.handle;
@@ -97,7 +97,11 @@ describe('FixedSizeMemoryResource with streams', () => {
     // The fake driver hands a destroyed stream's handle to the next stream, as the driver may.
     if (onFake()) expect(fresh.handle).toBe(handle);
     const take = () => expect(mr.allocate(4 * KiB, fresh)).toBe(ptr);
-    if (onFake()) expect(countCalls(['cuStreamWaitEvent', 'cuMemAlloc_v2'], take)).toEqual({ cuStreamWaitEvent: 1, cuMemAlloc_v2: 0 });
+    if (onFake())
+      expect(countCalls(['cuStreamWaitEvent', 'cuMemAlloc_v2'], take)).toEqual({
+        cuStreamWaitEvent: 1,
+        cuMemAlloc_v2: 0,
+      });
     else take();
     mr.deallocate(ptr, 4 * KiB, fresh);
     // As in RMM's test: the default stream allocates after the stream is gone.
@@ -118,15 +122,17 @@ describe('FixedSizeMemoryResource with streams', () => {
         cuEventCreate: 1,
         cuEventRecord: 1,
       });
-      a[Symbol.dispose]();  // the event stays valid
+      a[Symbol.dispose](); // the event stays valid
       expect(countCalls(['cuStreamWaitEvent', 'cuMemAlloc_v2'], () => expect(mr.allocate(10, b)).toBe(ptr))).toEqual({
         cuStreamWaitEvent: 1,
         cuMemAlloc_v2: 0,
       });
-      expect(countCalls(['cuStreamWaitEvent', 'cuEventRecord'], () => {
-        mr.deallocate(ptr, 10, b);
-        expect(mr.allocate(10, b)).toBe(ptr);
-      })).toEqual({ cuStreamWaitEvent: 0, cuEventRecord: 1 });
+      expect(
+        countCalls(['cuStreamWaitEvent', 'cuEventRecord'], () => {
+          mr.deallocate(ptr, 10, b);
+          expect(mr.allocate(10, b)).toBe(ptr);
+        }),
+      ).toEqual({ cuStreamWaitEvent: 0, cuEventRecord: 1 });
       mr.deallocate(ptr, 10, b);
       const live = fakeCuda.stats().liveEvents;
       mr[Symbol.dispose]();
@@ -137,7 +143,7 @@ describe('FixedSizeMemoryResource with streams', () => {
       const mr = new FixedSizeMemoryResource(new CudaMemoryResource(), { blockSize: KiB, blocksToPreallocate: 2 });
       using stream = new Stream();
       const first = countCalls(['cuStreamWaitEvent', 'cuEventRecord'], () => {
-        const untouched = mr.allocate(10, stream);  // never used on the default stream: no wait
+        const untouched = mr.allocate(10, stream); // never used on the default stream: no wait
         mr.deallocate(untouched, 10, stream);
       });
       expect(first).toEqual({ cuStreamWaitEvent: 0, cuEventRecord: 1 });
@@ -206,7 +212,12 @@ describe('FixedSizeMemoryResource with streams', () => {
         () => mr[Symbol.dispose](),
       );
       // the default stream, whose frees recorded no event, is synchronized instead
-      expect(synchronized).toEqual({ cuEventSynchronize: 3, cuEventDestroy_v2: 3, cuEventRecord: 0, cuStreamSynchronize: 1 });
+      expect(synchronized).toEqual({
+        cuEventSynchronize: 3,
+        cuEventDestroy_v2: 3,
+        cuEventRecord: 0,
+        cuStreamSynchronize: 1,
+      });
       expect(fakeCuda.stats().liveEvents).toBe(before);
       for (const stream of streams) stream[Symbol.dispose]();
     });

@@ -1,5 +1,11 @@
 import { type DeviceMemoryResource, UpstreamResourceAdaptor } from '@rmmjs/core';
-import { loadAdaptorAddon, registerResourceClass, resourceHandle, validateSizeOption, type ResourceHandle } from '@rmmjs/core/internal';
+import {
+  loadAdaptorAddon,
+  registerResourceClass,
+  resourceHandle,
+  validateSizeOption,
+  type ResourceHandle,
+} from '@rmmjs/core/internal';
 
 interface LimitingAddon {
   create(upstream: ResourceHandle, allocationLimit: number): ResourceHandle;
@@ -7,7 +13,11 @@ interface LimitingAddon {
   allocationLimit(mr: ResourceHandle): number;
 }
 
-const addon = loadAdaptorAddon<LimitingAddon>(import.meta.url, '../build/Release/rmmjs_limiting.node', '@rmmjs/limiting');
+const addon = loadAdaptorAddon<LimitingAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_limiting.node',
+  '@rmmjs/limiting',
+);
 
 /**
  * Refuses allocations that would take the bytes handed out (each rounded up to 256) past

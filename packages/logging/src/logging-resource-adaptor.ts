@@ -42,7 +42,7 @@ export function logFileNameArg(logFileName: unknown, name = 'logFileName'): stri
     return resolve(fromEnvironment);
   }
   if (typeof logFileName !== 'string') throw invalidArgType(name, 'of type string', logFileName);
-  if (logFileName === '') throw invalidArgValue(name, 'must be a file name. Received \'\'');
+  if (logFileName === '') throw invalidArgValue(name, "must be a file name. Received ''");
   return resolve(logFileName);
 }
 

@@ -3,7 +3,8 @@
 // the size in decimal, the stream in hex. `rowPattern` is the exact row RMM's logging adaptor
 // writes ("%t,%H:%M:%S.%f,<action>,%p,%zu,<stream in hex>").
 export const HEADER = 'Thread,Time,Action,Pointer,Size,Stream';
-export const rowPattern = /^(\d+),(\d{2}:\d{2}:\d{2}\.\d{6}),(allocate|allocate failure|free),(0x[0-9a-f]+|\(nil\)),(\d+),([0-9a-f]+)$/;
+export const rowPattern =
+  /^(\d+),(\d{2}:\d{2}:\d{2}\.\d{6}),(allocate|allocate failure|free),(0x[0-9a-f]+|\(nil\)),(\d+),([0-9a-f]+)$/;
 
 export interface LogEvent {
   thread: number;
@@ -43,7 +44,8 @@ export function replayProblems(events: LogEvent[]): string[] {
       if (live.has(event.pointer)) problems.push(`row ${index}: ${event.pointer} allocated twice`);
       live.set(event.pointer, event.size);
     } else if (event.action === 'free') {
-      if (live.get(event.pointer) !== event.size) problems.push(`row ${index}: free of ${event.pointer} that is not live with that size`);
+      if (live.get(event.pointer) !== event.size)
+        problems.push(`row ${index}: free of ${event.pointer} that is not live with that size`);
       live.delete(event.pointer);
     }
   }

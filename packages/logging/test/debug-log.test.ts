@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runChild } from './run-child.js';
 
 // RMM's "[%6t][%H:%M:%S:%f][%-6l] %v": the thread id right-aligned in 6, the level left-aligned in 6.
-const linePattern = /^\[( *\d+)\]\[(\d{2}:\d{2}:\d{2}):(\d{6})\]\[(trace |debug |info  |warning|error |critical|off   )\] (.*)$/;
+const linePattern =
+  /^\[( *\d+)\]\[(\d{2}:\d{2}:\d{2}):(\d{6})\]\[(trace |debug |info  |warning|error |critical|off   )\] (.*)$/;
 
 let dir: string;
 let logFile: string;

@@ -2,13 +2,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  DeviceBuffer,
-  cuda,
-  getCurrentDeviceResource,
-  getPerDeviceResource,
-  setPerDeviceResource,
-} from '@rmmjs/core';
+import { DeviceBuffer, cuda, getCurrentDeviceResource, getPerDeviceResource, setPerDeviceResource } from '@rmmjs/core';
 import { LoggingResourceAdaptor, disableLogging, enableLogging, getLogFilenames } from '@rmmjs/logging';
 import { thrown, withCuda } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -94,29 +88,32 @@ describe('enableLogging', () => {
     }
   });
 
-  it.runIf(withCuda() && cuda.getDeviceCount() >= 2)('every initialized device gets its own file; devices not in use are left alone', () => {
-    // Device 1 is initialized once something asks for its resource.
-    const device1 = getPerDeviceResource(1);
-    enableLogging(join(dir, 'rmm_log.csv'));
-    expect(getLogFilenames()).toEqual({ 0: join(dir, 'rmm_log.dev0.csv'), 1: join(dir, 'rmm_log.dev1.csv') });
-    const mr1 = getPerDeviceResource(1) as LoggingResourceAdaptor;
-    expect(mr1).toBeInstanceOf(LoggingResourceAdaptor);
-    expect(mr1.device).toBe(1);
-    expect(mr1.upstreamMr).toBe(device1);
-    const buffer = new DeviceBuffer({ size: 100, mr: mr1 });
-    buffer.free();
-    mr1.flush();
-    (getPerDeviceResource(0) as LoggingResourceAdaptor).flush();
-    expect(parseLog(readFileSync(join(dir, 'rmm_log.dev1.csv'), 'utf8'))).toHaveLength(2);
-    expect(parseLog(readFileSync(join(dir, 'rmm_log.dev0.csv'), 'utf8'))).toHaveLength(0);
+  it.runIf(withCuda() && cuda.getDeviceCount() >= 2)(
+    'every initialized device gets its own file; devices not in use are left alone',
+    () => {
+      // Device 1 is initialized once something asks for its resource.
+      const device1 = getPerDeviceResource(1);
+      enableLogging(join(dir, 'rmm_log.csv'));
+      expect(getLogFilenames()).toEqual({ 0: join(dir, 'rmm_log.dev0.csv'), 1: join(dir, 'rmm_log.dev1.csv') });
+      const mr1 = getPerDeviceResource(1) as LoggingResourceAdaptor;
+      expect(mr1).toBeInstanceOf(LoggingResourceAdaptor);
+      expect(mr1.device).toBe(1);
+      expect(mr1.upstreamMr).toBe(device1);
+      const buffer = new DeviceBuffer({ size: 100, mr: mr1 });
+      buffer.free();
+      mr1.flush();
+      (getPerDeviceResource(0) as LoggingResourceAdaptor).flush();
+      expect(parseLog(readFileSync(join(dir, 'rmm_log.dev1.csv'), 'utf8'))).toHaveLength(2);
+      expect(parseLog(readFileSync(join(dir, 'rmm_log.dev0.csv'), 'utf8'))).toHaveLength(0);
 
-    // Only device 1 logging: disableLogging leaves device 0's resource as it is.
-    setPerDeviceResource(0, (getPerDeviceResource(0) as LoggingResourceAdaptor).upstreamMr);
-    const device0 = getPerDeviceResource(0);
-    expect(getLogFilenames()).toEqual({ 0: null, 1: join(dir, 'rmm_log.dev1.csv') });
-    disableLogging();
-    expect(getPerDeviceResource(0)).toBe(device0);
-    expect(getPerDeviceResource(1)).toBe(device1);
-    expect(getLogFilenames()).toEqual({ 0: null, 1: null });
-  });
+      // Only device 1 logging: disableLogging leaves device 0's resource as it is.
+      setPerDeviceResource(0, (getPerDeviceResource(0) as LoggingResourceAdaptor).upstreamMr);
+      const device0 = getPerDeviceResource(0);
+      expect(getLogFilenames()).toEqual({ 0: null, 1: join(dir, 'rmm_log.dev1.csv') });
+      disableLogging();
+      expect(getPerDeviceResource(0)).toBe(device0);
+      expect(getPerDeviceResource(1)).toBe(device1);
+      expect(getLogFilenames()).toEqual({ 0: null, 1: null });
+    },
+  );
 });

@@ -59,7 +59,21 @@ describe.each(levels)('level %s', (_name, level) => {
 
 describe('levels that are not LevelEnum values', () => {
   // RMM's test_invalid_logging_level, plus JavaScript's other non-members.
-  const invalid: unknown[] = ['INFO', 'info', 'invalid', 100, 7, -1, null, undefined, 1.2345, Number.NaN, [1, 2, 3], 2n, {}];
+  const invalid: unknown[] = [
+    'INFO',
+    'info',
+    'invalid',
+    100,
+    7,
+    -1,
+    null,
+    undefined,
+    1.2345,
+    Number.NaN,
+    [1, 2, 3],
+    2n,
+    {},
+  ];
   it.each(invalid.map((value) => [value]))('%o -> TypeError ERR_INVALID_ARG_TYPE, nothing changed', (value) => {
     for (const fn of [setLoggingLevel, setFlushLevel, shouldLog]) {
       const error = thrown(() => fn(value as LevelEnum));

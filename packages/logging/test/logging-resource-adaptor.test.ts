@@ -96,7 +96,9 @@ describe('LoggingResourceAdaptor', () => {
     expect(error.message).toBe('Exceeded memory limit (failed to allocate 4.000000 KiB)');
     mr.flush();
     const text = read();
-    expect(text.split('\n')[1]).toMatch(new RegExp(`^${thread},\\d{2}:\\d{2}:\\d{2}\\.\\d{6},allocate failure,\\(nil\\),4096,0$`));
+    expect(text.split('\n')[1]).toMatch(
+      new RegExp(`^${thread},\\d{2}:\\d{2}:\\d{2}\\.\\d{6},allocate failure,\\(nil\\),4096,0$`),
+    );
     expect(parseLog(text)).toEqual([event('allocate failure', 0n, 4096)]);
   });
 
@@ -191,7 +193,9 @@ describe('LoggingResourceAdaptor', () => {
     const saved = { cwd: process.cwd(), env: process.env.RMM_LOG_FILE };
     try {
       process.chdir(dir);
-      expect(new LoggingResourceAdaptor(base(), { logFileName: 'relative.csv' }).getFileName()).toBe(join(dir, 'relative.csv'));
+      expect(new LoggingResourceAdaptor(base(), { logFileName: 'relative.csv' }).getFileName()).toBe(
+        join(dir, 'relative.csv'),
+      );
       process.env.RMM_LOG_FILE = 'from-environment.csv';
       const mr = new LoggingResourceAdaptor(base());
       expect(mr.getFileName()).toBe(join(dir, 'from-environment.csv'));
@@ -227,11 +231,17 @@ describe('LoggingResourceAdaptor', () => {
   it('bad arguments', () => {
     const codeOf = (fn: () => unknown) => thrown(fn).code;
     expect(codeOf(() => new LoggingResourceAdaptor({} as never, { logFileName: file }))).toBe('ERR_INVALID_ARG_TYPE');
-    expect(codeOf(() => new LoggingResourceAdaptor(undefined as never, { logFileName: file }))).toBe('ERR_INVALID_ARG_TYPE');
+    expect(codeOf(() => new LoggingResourceAdaptor(undefined as never, { logFileName: file }))).toBe(
+      'ERR_INVALID_ARG_TYPE',
+    );
     expect(codeOf(() => new LoggingResourceAdaptor(base(), { logFileName: 42 as never }))).toBe('ERR_INVALID_ARG_TYPE');
-    expect(codeOf(() => new LoggingResourceAdaptor(base(), { logFileName: null as never }))).toBe('ERR_INVALID_ARG_TYPE');
+    expect(codeOf(() => new LoggingResourceAdaptor(base(), { logFileName: null as never }))).toBe(
+      'ERR_INVALID_ARG_TYPE',
+    );
     expect(codeOf(() => new LoggingResourceAdaptor(base(), { logFileName: '' }))).toBe('ERR_INVALID_ARG_VALUE');
-    expect(codeOf(() => new LoggingResourceAdaptor(base(), { logFileName: file, autoFlush: 1 as never }))).toBe('ERR_INVALID_ARG_TYPE');
+    expect(codeOf(() => new LoggingResourceAdaptor(base(), { logFileName: file, autoFlush: 1 as never }))).toBe(
+      'ERR_INVALID_ARG_TYPE',
+    );
     expect(codeOf(() => new LoggingResourceAdaptor(base(), [] as never))).toBe('ERR_INVALID_ARG_TYPE');
     expect(codeOf(() => new LoggingResourceAdaptor(base(), 'log.csv' as never))).toBe('ERR_INVALID_ARG_TYPE');
     expect(existsSync(file)).toBe(false);
@@ -266,16 +276,44 @@ describe("RMM's log format (a replay tool reads both directions)", () => {
 
   it('a log written by RMM parses with the same reader, to the events it holds', () => {
     expect(parseLog(golden)).toEqual([
-      { thread: 2418135, time: '14:03:27.123456', action: 'allocate', pointer: 0x7f1c2e000000n, size: 1000, stream: 0n },
-      { thread: 2418135, time: '14:03:27.123519', action: 'allocate', pointer: 0x7f1c2e000400n, size: 256, stream: 0x55d0c3a7e2b0n },
-      { thread: 2418142, time: '14:03:27.124001', action: 'allocate failure', pointer: 0n, size: 1099511627776, stream: 0n },
+      {
+        thread: 2418135,
+        time: '14:03:27.123456',
+        action: 'allocate',
+        pointer: 0x7f1c2e000000n,
+        size: 1000,
+        stream: 0n,
+      },
+      {
+        thread: 2418135,
+        time: '14:03:27.123519',
+        action: 'allocate',
+        pointer: 0x7f1c2e000400n,
+        size: 256,
+        stream: 0x55d0c3a7e2b0n,
+      },
+      {
+        thread: 2418142,
+        time: '14:03:27.124001',
+        action: 'allocate failure',
+        pointer: 0n,
+        size: 1099511627776,
+        stream: 0n,
+      },
       { thread: 2418142, time: '14:03:27.124377', action: 'free', pointer: 0x7f1c2e000000n, size: 1000, stream: 0n },
-      { thread: 2418135, time: '14:03:27.130090', action: 'free', pointer: 0x7f1c2e000400n, size: 256, stream: 0x55d0c3a7e2b0n },
+      {
+        thread: 2418135,
+        time: '14:03:27.130090',
+        action: 'free',
+        pointer: 0x7f1c2e000400n,
+        size: 256,
+        stream: 0x55d0c3a7e2b0n,
+      },
     ]);
     expect(replayProblems(parseLog(golden))).toEqual([]);
   });
 
-  it("rmmjs writes the same events in the same layout, byte for byte but for ids, times and addresses", () => {
+  it('rmmjs writes the same events in the same layout, byte for byte but for ids, times and addresses', () => {
     const stream = new Stream();
     const limited = new LimitingResourceAdaptor(base(), 2048);
     const mr = new LoggingResourceAdaptor(limited, { logFileName: file });

@@ -35,7 +35,11 @@ describe('LoggingResourceAdaptor and threads', () => {
           ),
         ),
       );
-      expect(results).toEqual([[true, file], [true, file], [true, file]]);
+      expect(results).toEqual([
+        [true, file],
+        [true, file],
+        [true, file],
+      ]);
     } finally {
       setCurrentDeviceResource(previous);
     }
@@ -47,14 +51,23 @@ describe('LoggingResourceAdaptor and threads', () => {
     expect(threads.has(process.pid)).toBe(false);
     for (const thread of threads) {
       const own = events.filter((e) => e.thread === thread);
-      expect(own.map((e) => e.size)).toEqual([...Array.from({ length: 100 }, (_, i) => 100 + i), ...Array.from({ length: 100 }, (_, i) => 100 + i)]);
+      expect(own.map((e) => e.size)).toEqual([
+        ...Array.from({ length: 100 }, (_, i) => 100 + i),
+        ...Array.from({ length: 100 }, (_, i) => 100 + i),
+      ]);
     }
     expect(replayProblems(events)).toEqual([]);
   });
 
   it('native threads (no JavaScript) log too; a free never comes before its allocation', async () => {
     const mr = new LoggingResourceAdaptor(getCurrentDeviceResource(), { logFileName: file });
-    const result = nativeThreadsWorkload(mr, { threads: 4, iterations: 5000, minBytes: 1, maxBytes: 4096, maxLive: 16 });
+    const result = nativeThreadsWorkload(mr, {
+      threads: 4,
+      iterations: 5000,
+      minBytes: 1,
+      maxBytes: 4096,
+      maxLive: 16,
+    });
     expect(result.errors).toEqual([]);
     mr.flush();
     const events = parseLog(readFileSync(file, 'utf8'));

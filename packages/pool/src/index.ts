@@ -9,7 +9,11 @@ import {
 } from '@rmmjs/core/internal';
 
 interface PoolAddon {
-  create(upstream: ResourceHandle, initialPoolSize: number | undefined, maximumPoolSize: number | undefined): ResourceHandle;
+  create(
+    upstream: ResourceHandle,
+    initialPoolSize: number | undefined,
+    maximumPoolSize: number | undefined,
+  ): ResourceHandle;
   poolSize(mr: ResourceHandle): number;
 }
 

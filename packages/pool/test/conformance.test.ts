@@ -2,6 +2,10 @@
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { MiB, describeConformance, upstreams } from '@rmmjs/test-helpers';
 
-describeConformance('PoolMemoryResource', (upstream) => new PoolMemoryResource(upstream, { initialPoolSize: 16 * MiB }), {
-  upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'ManagedMemoryResource'),
-});
+describeConformance(
+  'PoolMemoryResource',
+  (upstream) => new PoolMemoryResource(upstream, { initialPoolSize: 16 * MiB }),
+  {
+    upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'ManagedMemoryResource'),
+  },
+);

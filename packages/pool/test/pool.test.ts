@@ -194,10 +194,30 @@ describe('PoolMemoryResource configuration', () => {
   const base = () => getCurrentDeviceResource();
 
   it.each([
-    ['initial not a multiple of 256 (RMM NonAlignedPoolSize)', 1000031, 1000192, 'Error, Initial pool size required to be a multiple of 256 bytes'],
-    ['maximum not a multiple of 256 (RMM NonAlignedPoolSize)', 1000192, 1000200, 'Error, Maximum pool size required to be a multiple of 256 bytes'],
-    ['maximum less than initial (RMM ThrowMaxLessThanInitial)', 1024, 256, 'Initial pool size exceeds the maximum pool size!'],
-    ['maximum not a multiple of 256, default initial', undefined, 1000, 'Error, Maximum pool size required to be a multiple of 256 bytes'],
+    [
+      'initial not a multiple of 256 (RMM NonAlignedPoolSize)',
+      1000031,
+      1000192,
+      'Error, Initial pool size required to be a multiple of 256 bytes',
+    ],
+    [
+      'maximum not a multiple of 256 (RMM NonAlignedPoolSize)',
+      1000192,
+      1000200,
+      'Error, Maximum pool size required to be a multiple of 256 bytes',
+    ],
+    [
+      'maximum less than initial (RMM ThrowMaxLessThanInitial)',
+      1024,
+      256,
+      'Initial pool size exceeds the maximum pool size!',
+    ],
+    [
+      'maximum not a multiple of 256, default initial',
+      undefined,
+      1000,
+      'Error, Maximum pool size required to be a multiple of 256 bytes',
+    ],
   ])('%s is an RMMError', (_, initialPoolSize, maximumPoolSize, message) => {
     const error = thrown(() => new PoolMemoryResource(base(), { initialPoolSize, maximumPoolSize }));
     expect(error).toBeInstanceOf(RMMError);
@@ -220,7 +240,9 @@ describe('PoolMemoryResource configuration', () => {
     expect(pool.poolSize()).toBe(MiB);
     pool.allocate(1);
     expect(pool.poolSize()).toBe(MiB + 512 * KiB);
-    expect(thrown(() => pool.allocate(MiB)).message).toMatch(/^Maximum pool size exceeded \(failed to allocate 1024\.000000 KiB\)/);
+    expect(thrown(() => pool.allocate(MiB)).message).toMatch(
+      /^Maximum pool size exceeded \(failed to allocate 1024\.000000 KiB\)/,
+    );
   });
 
   it('without initialPoolSize but with a maximum, starts at the maximum when that is smaller', () => {
@@ -255,11 +277,18 @@ describe('PoolMemoryResource configuration', () => {
     ];
     for (const [upstream, options, code] of invalid) {
       const error = thrown(() => new PoolMemoryResource(upstream as never, options as never));
-      expect(error.code, `${String(upstream)} ${JSON.stringify(options, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))}`).toBe(code);
+      expect(
+        error.code,
+        `${String(upstream)} ${JSON.stringify(options, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))}`,
+      ).toBe(code);
     }
     expect(thrown(() => new PoolMemoryResource({} as never)).message).toContain('"upstream"');
-    expect(thrown(() => new PoolMemoryResource(base(), { initialPoolSize: -1 })).message).toContain('options.initialPoolSize');
-    expect(thrown(() => new PoolMemoryResource(base(), { maximumPoolSize: '1k' })).message).toContain('Could not parse');
+    expect(thrown(() => new PoolMemoryResource(base(), { initialPoolSize: -1 })).message).toContain(
+      'options.initialPoolSize',
+    );
+    expect(thrown(() => new PoolMemoryResource(base(), { maximumPoolSize: '1k' })).message).toContain(
+      'Could not parse',
+    );
   });
 
   it('deallocating memory the pool did not hand out, or freeing twice, is an RMMError (logic error) and changes nothing', () => {
@@ -268,7 +297,11 @@ describe('PoolMemoryResource configuration', () => {
     const a = pool.allocate(KiB);
     const b = pool.allocate(KiB);
     const foreign = other.allocate(KiB);
-    for (const [ptr, size] of [[foreign, KiB], [a + 128n, 256], [b, 64 * KiB]] as const) {
+    for (const [ptr, size] of [
+      [foreign, KiB],
+      [a + 128n, 256],
+      [b, 64 * KiB],
+    ] as const) {
       const error = thrown(() => pool.deallocate(ptr, size));
       expect(error).toBeInstanceOf(RMMError);
       expect(error.code).toBe('ERR_RMM_LOGIC');

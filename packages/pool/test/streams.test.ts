@@ -61,7 +61,7 @@ describe('PoolMemoryResource streams', () => {
     if (onFake()) expect(calls.cuStreamWaitEvent).toBe(0);
   });
 
-  it('another stream takes a block freed on stream A after waiting on A\'s event', () => {
+  it("another stream takes a block freed on stream A after waiting on A's event", () => {
     using pool = new PoolMemoryResource(base(), { initialPoolSize: 0 });
     using a = new Stream();
     using b = new Stream({ nonBlocking: true });
@@ -109,7 +109,7 @@ describe('PoolMemoryResource streams', () => {
     }
   });
 
-  it('the default stream\'s event is recorded once for all blocks freed since the last record', () => {
+  it("the default stream's event is recorded once for all blocks freed since the last record", () => {
     using pool = new PoolMemoryResource(base(), { initialPoolSize: 0 });
     using b = new Stream();
     const ptrs = [pool.allocate(MiB), pool.allocate(MiB), pool.allocate(4 * MiB)];
@@ -137,7 +137,7 @@ describe('PoolMemoryResource streams', () => {
     if (onFake()) expect([calls.cuEventRecord, calls.cuStreamWaitEvent]).toEqual([0, 0]);
   });
 
-  it('lists merged onto the default stream\'s are ordered for the next stream that takes from it', () => {
+  it("lists merged onto the default stream's are ordered for the next stream that takes from it", () => {
     using pool = new PoolMemoryResource(base(), { initialPoolSize: 2 * MiB, maximumPoolSize: 2 * MiB });
     using a = new Stream();
     using b = new Stream();
@@ -194,7 +194,7 @@ describe('PoolMemoryResource streams', () => {
     if (onFake()) expect(free.cuEventRecord).toBe(1);
   });
 
-  it('when no single block fits, other streams\' free lists merge so that adjacent blocks coalesce', () => {
+  it("when no single block fits, other streams' free lists merge so that adjacent blocks coalesce", () => {
     using pool = new PoolMemoryResource(base(), { initialPoolSize: 2 * MiB, maximumPoolSize: 2 * MiB });
     using a = new Stream();
     using b = new Stream();
@@ -227,7 +227,7 @@ describe('PoolMemoryResource streams', () => {
     expect(pool.poolSize()).toBe(10240);
   });
 
-  it('a new stream, even with a destroyed stream\'s handle, does not inherit its free list: it waits first', () => {
+  it("a new stream, even with a destroyed stream's handle, does not inherit its free list: it waits first", () => {
     using pool = new PoolMemoryResource(base(), { initialPoolSize: 0 });
     const old = new Stream();
     const handle = old.handle;

@@ -95,7 +95,10 @@ describe('PoolMemoryResource upstream errors', () => {
   });
 
   it('a callback upstream that returns no memory (out of memory) is "Maximum pool size exceeded"', () => {
-    using empty = new CallbackMemoryResource(() => 0n, () => {});
+    using empty = new CallbackMemoryResource(
+      () => 0n,
+      () => {},
+    );
     using pool = new PoolMemoryResource(empty, { initialPoolSize: 0 });
     const error = thrown(() => pool.allocate(1000));
     expect(error).toBeInstanceOf(OutOfMemoryError);
@@ -132,7 +135,9 @@ describe.runIf(onFake())('PoolMemoryResource upstream driver errors', () => {
     expect(error).not.toBeInstanceOf(OutOfMemoryError);
     expect(error.code).toBe('ERR_CUDA');
     expect(error.cudaErrorName).toBe('CUDA_ERROR_INVALID_VALUE');
-    expect(error.message).toMatch(/^CUDA error \(failed to allocate 1048576 bytes\) at cuMemAlloc_v2: CUDA_ERROR_INVALID_VALUE/);
+    expect(error.message).toMatch(
+      /^CUDA error \(failed to allocate 1048576 bytes\) at cuMemAlloc_v2: CUDA_ERROR_INVALID_VALUE/,
+    );
     expect(fakeCuda.stats().calls.cuMemAlloc_v2).toBe(1);
     expect(pool.poolSize()).toBe(MiB);
     fakeCuda.clearFaults();

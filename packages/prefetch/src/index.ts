@@ -5,7 +5,11 @@ interface PrefetchAddon {
   create(upstream: ResourceHandle): ResourceHandle;
 }
 
-const addon = loadAdaptorAddon<PrefetchAddon>(import.meta.url, '../build/Release/rmmjs_prefetch.node', '@rmmjs/prefetch');
+const addon = loadAdaptorAddon<PrefetchAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_prefetch.node',
+  '@rmmjs/prefetch',
+);
 
 /**
  * Prefetches every allocation to the resource's device on the allocation's stream, so managed

@@ -15,7 +15,16 @@ import {
   SystemMemoryResource,
 } from '@rmmjs/core';
 import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
-import { disposeAfterEach, expectBytes, fakeCuda, onFake, onHost, pattern, thrown, withCuda } from '@rmmjs/test-helpers';
+import {
+  disposeAfterEach,
+  expectBytes,
+  fakeCuda,
+  onFake,
+  onHost,
+  pattern,
+  thrown,
+  withCuda,
+} from '@rmmjs/test-helpers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { availableUpstreams } from './upstreams.js';
 
@@ -142,7 +151,7 @@ describe('PrefetchResourceAdaptor', () => {
     mr.deallocate(ptr, SIZE);
   });
 
-  it.runIf(withCuda())('prefetches to the resource\'s device, not the current one', () => {
+  it.runIf(withCuda())("prefetches to the resource's device, not the current one", () => {
     const device = cuda.getDeviceCount() > 1 ? 1 : 0;
     const current = cuda.getDevice();
     cuda.setDevice(device);
@@ -159,7 +168,7 @@ describe('PrefetchResourceAdaptor', () => {
     }
   });
 
-  it.runIf(onFake())('one prefetch per allocation, on the allocation\'s stream', () => {
+  it.runIf(onFake())("one prefetch per allocation, on the allocation's stream", () => {
     const mr = new PrefetchResourceAdaptor(new ManagedMemoryResource());
     fakeCuda.reset();
     const ptrs = Array.from({ length: 5 }, (_, i) => mr.allocate(100 * (i + 1)));
@@ -191,7 +200,10 @@ describe('PrefetchResourceAdaptor', () => {
       fakeCuda.reset();
       const ptr = mr.allocate(1000);
       const { calls } = fakeCuda.stats();
-      expect([upstream.constructor.name, calls.cuMemPrefetchAsync_v2 ?? 0]).toEqual([upstream.constructor.name, prefetches]);
+      expect([upstream.constructor.name, calls.cuMemPrefetchAsync_v2 ?? 0]).toEqual([
+        upstream.constructor.name,
+        prefetches,
+      ]);
       mr.deallocate(ptr, 1000);
     }
   });

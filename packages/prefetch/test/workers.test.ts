@@ -12,9 +12,10 @@ describe('PrefetchResourceAdaptor and worker threads', () => {
     const mr = new PrefetchResourceAdaptor(upstream);
     const previous = setCurrentDeviceResource(mr);
     try {
-      const results: Array<{ className: string; kept: Array<[string, number]>; locations: number[] }> = await Promise.all(
-        [1, 2, 3, 4].map((worker) =>
-          runWorker(`
+      const results: Array<{ className: string; kept: Array<[string, number]>; locations: number[] }> =
+        await Promise.all(
+          [1, 2, 3, 4].map((worker) =>
+            runWorker(`
             const mr = core.getCurrentDeviceResource();
             const kept = [];
             const locations = [];
@@ -29,8 +30,8 @@ describe('PrefetchResourceAdaptor and worker threads', () => {
               else kept.push([ptr.toString(), nbytes]);
             }
             return { className: mr.constructor.name, kept, locations };`),
-        ),
-      );
+          ),
+        );
       const expected = withCuda() ? mr.device : -2;
       for (const { className, kept, locations } of results) {
         expect(className).toBe('PrefetchResourceAdaptor');

@@ -50,7 +50,9 @@ const ORDERS: Record<ProfilerOrder, 'numCalls' | 'memoryPeak' | 'memoryTotal'> =
 
 /** Python's `f"{n:{width},d}"`: thousands separated by commas, right-aligned. */
 function formatCount(value: number, width: number): string {
-  const digits = Math.abs(value).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const digits = Math.abs(value)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${value < 0 ? '-' : ''}${digits}`.padStart(width);
 }
 

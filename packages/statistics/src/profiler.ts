@@ -48,7 +48,11 @@ export class ProfileScope implements Disposable {
 
 function scopeName(name: unknown): string {
   if (typeof name !== 'string') throw invalidArgType('name', 'of type string', name);
-  if (name === '') throw invalidArgValue('name', 'must not be empty: when profiler is used as a context manager, a name must be provided');
+  if (name === '')
+    throw invalidArgValue(
+      'name',
+      'must not be empty: when profiler is used as a context manager, a name must be provided',
+    );
   return name;
 }
 
@@ -106,7 +110,11 @@ function definingClassName(thisArg: unknown, key: string | symbol, method: Funct
 
 type AnyFunction = (this: any, ...args: any[]) => any;
 
-function profiled<F extends AnyFunction>(fn: F, records: ProfilerRecords, nameOf: (thisArg: unknown, self: F) => string): F {
+function profiled<F extends AnyFunction>(
+  fn: F,
+  records: ProfilerRecords,
+  nameOf: (thisArg: unknown, self: F) => string,
+): F {
   const wrapper = function (this: unknown, ...args: unknown[]) {
     return runInScope(new ProfileScope(nameOf(this, wrapper), records), () => fn.apply(this, args));
   } as F;
@@ -141,7 +149,8 @@ export function profiler(options: ProfilerOptions = {}): Profiler {
   function decorate(target: unknown, context?: unknown, descriptor?: PropertyDescriptor): unknown {
     if (descriptor !== undefined) {
       // experimentalDecorators: (prototype or constructor, key, descriptor)
-      if (typeof descriptor.value !== 'function') throw invalidArgType('descriptor.value', 'a method', descriptor.value);
+      if (typeof descriptor.value !== 'function')
+        throw invalidArgType('descriptor.value', 'a method', descriptor.value);
       const owner = typeof target === 'function' ? target.name : (target as object).constructor?.name;
       const qualifiedName = named(`${owner}.${String(context)}`);
       return { ...descriptor, value: profiled(descriptor.value, records, () => qualifiedName) };

@@ -72,7 +72,9 @@ describe('profiler (RMM test_profiler)', () => {
     expect(records.records.get(f1Name)).toEqual(new MemoryRecord(2, 40, 20));
     expect(records.records.get(names.find((name) => name.endsWith('(f2)'))!)).toEqual(new MemoryRecord(3, 60, 20));
     expect(records.records.get('g2')).toEqual(new MemoryRecord(3, 30, 10));
-    expect(records.records.get(names.find((name) => name.endsWith('(f3)'))!)).toEqual(new MemoryRecord(1, 10000, 10000));
+    expect(records.records.get(names.find((name) => name.endsWith('(f3)'))!)).toEqual(
+      new MemoryRecord(1, 10000, 10000),
+    );
 
     const f4 = profiler()(function f4() {
       return Array.from({ length: 10 }, () => buffer(10));
@@ -89,7 +91,9 @@ describe('profiler (RMM test_profiler)', () => {
       }
     }
     const defaults = defaultProfilerRecords.records;
-    expect(defaults.get([...defaults.keys()].find((name) => name.endsWith('(f4)'))!)).toEqual(new MemoryRecord(1, 100, 100));
+    expect(defaults.get([...defaults.keys()].find((name) => name.endsWith('(f4)'))!)).toEqual(
+      new MemoryRecord(1, 100, 100),
+    );
     expect(defaults.get('b1 and b2')).toEqual(new MemoryRecord(1, 200, 200));
     expect(defaults.get('del b1 and b2')).toEqual(new MemoryRecord(1, 0, 0));
     for (const b of [...kept, ...many, ...tens]) b.free();
@@ -247,13 +251,21 @@ describe('ProfilerRecords', () => {
       ].join('\n'),
     );
     expect(records.report({ orderedBy: 'numCalls' }).split('\n').slice(8, 9)).toEqual(['Ordered by: numCalls']);
-    expect(records.report({ orderedBy: 'numCalls' }).split('\n').slice(-3).map((line) => line.split(' ').at(-1))).toEqual(['big', 'small', 'tie']);
+    expect(
+      records
+        .report({ orderedBy: 'numCalls' })
+        .split('\n')
+        .slice(-3)
+        .map((line) => line.split(' ').at(-1)),
+    ).toEqual(['big', 'small', 'tie']);
     expect(records.report({ orderedBy: 'memory_total' }).split('\n').at(-1)!.endsWith('tie')).toBe(true);
     expect(String(records)).toBe(records.report());
   });
 
   it("report() of nothing: RMM's 'No data' text", () => {
-    expect(new ProfilerRecords().report()).toBe("Memory Profiling\n================\n\nNo data, maybe profiling wasn't enabled?");
+    expect(new ProfilerRecords().report()).toBe(
+      "Memory Profiling\n================\n\nNo data, maybe profiling wasn't enabled?",
+    );
   });
 
   it('records is a copy keyed by name; toJSON for tooling', () => {

@@ -1,4 +1,10 @@
-import { DeviceBuffer, OutOfMemoryError, getCurrentDeviceResource, setCurrentDeviceResource, Stream } from '@rmmjs/core';
+import {
+  DeviceBuffer,
+  OutOfMemoryError,
+  getCurrentDeviceResource,
+  setCurrentDeviceResource,
+  Stream,
+} from '@rmmjs/core';
 import { CallbackMemoryResource } from '@rmmjs/callback';
 import { LimitingResourceAdaptor } from '@rmmjs/limiting';
 import { Statistics, StatisticsResourceAdaptor } from '@rmmjs/statistics';
@@ -144,7 +150,12 @@ describe('StatisticsResourceAdaptor', () => {
     const d = statsMr.allocate(7);
     for (let i = 0; i < 100; i++) statsMr.popCounters();
     expect(statsMr.allocationCounts).toEqual(counts(137, 3, 150, 3, 187, 4));
-    for (const [ptr, size] of [[a, 100], [c, 30], [d, 7]] as const) statsMr.deallocate(ptr, size);
+    for (const [ptr, size] of [
+      [a, 100],
+      [c, 30],
+      [d, 7],
+    ] as const)
+      statsMr.deallocate(ptr, size);
   });
 
   it('exposes its upstream and is the class of the current resource', () => {
@@ -158,7 +169,13 @@ describe('StatisticsResourceAdaptor', () => {
     expect(thrown(() => new StatisticsResourceAdaptor(undefined as never)).code).toBe('ERR_INVALID_ARG_TYPE');
     const mr = new StatisticsResourceAdaptor(getCurrentDeviceResource());
     mr[Symbol.dispose]();
-    for (const use of [() => mr.allocationCounts, () => mr.pushCounters(), () => mr.popCounters(), () => mr.allocate(0), () => mr.allocate(8)]) {
+    for (const use of [
+      () => mr.allocationCounts,
+      () => mr.pushCounters(),
+      () => mr.popCounters(),
+      () => mr.allocate(0),
+      () => mr.allocate(8),
+    ]) {
       expect(thrown(use).code).toBe('ERR_RMM_DISPOSED');
     }
   });
@@ -166,9 +183,23 @@ describe('StatisticsResourceAdaptor', () => {
 
 describe('Statistics', () => {
   it('takes the six counters positionally or by name', () => {
-    const byName = new Statistics({ currentBytes: 1, currentCount: 2, peakBytes: 3, peakCount: 4, totalBytes: 5, totalCount: 6 });
+    const byName = new Statistics({
+      currentBytes: 1,
+      currentCount: 2,
+      peakBytes: 3,
+      peakCount: 4,
+      totalBytes: 5,
+      totalCount: 6,
+    });
     expect(byName).toEqual(counts(1, 2, 3, 4, 5, 6));
-    expect({ ...byName }).toEqual({ currentBytes: 1, currentCount: 2, peakBytes: 3, peakCount: 4, totalBytes: 5, totalCount: 6 });
+    expect({ ...byName }).toEqual({
+      currentBytes: 1,
+      currentCount: 2,
+      peakBytes: 3,
+      peakCount: 4,
+      totalBytes: 5,
+      totalCount: 6,
+    });
     expect(counts(-10, -1, 0, 0, 0, 0).currentBytes).toBe(-10);
   });
 

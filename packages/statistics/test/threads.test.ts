@@ -29,7 +29,12 @@ describe('StatisticsResourceAdaptor and threads', () => {
         ),
       ),
     );
-    expect(results).toEqual([[true, true], [true, true], [true, true], [true, true]]);
+    expect(results).toEqual([
+      [true, true],
+      [true, true],
+      [true, true],
+      [true, true],
+    ]);
     const total = 4 * ((250 * 251) / 2);
     const stats = getStatistics()!;
     expect([stats.currentBytes, stats.currentCount, stats.totalBytes, stats.totalCount]).toEqual([0, 0, total, 1000]);
@@ -53,11 +58,22 @@ describe('StatisticsResourceAdaptor and threads', () => {
 
   it('native threads (no JavaScript): every allocation and free is counted', async () => {
     const mr = new StatisticsResourceAdaptor(getCurrentDeviceResource());
-    const result = nativeThreadsWorkload(mr, { threads: 4, iterations: 20_000, minBytes: 100, maxBytes: 100, maxLive: 8 });
+    const result = nativeThreadsWorkload(mr, {
+      threads: 4,
+      iterations: 20_000,
+      minBytes: 100,
+      maxBytes: 100,
+      maxLive: 8,
+    });
     expect(result.errors).toEqual([]);
     const stats = mr.allocationCounts;
     const allocations = result.operations / 2;
-    expect([stats.currentBytes, stats.currentCount, stats.totalBytes, stats.totalCount]).toEqual([0, 0, allocations * 100, allocations]);
+    expect([stats.currentBytes, stats.currentCount, stats.totalBytes, stats.totalCount]).toEqual([
+      0,
+      0,
+      allocations * 100,
+      allocations,
+    ]);
     expect(stats.peakCount).toBeGreaterThanOrEqual(8);
     expect(stats.peakCount).toBeLessThanOrEqual(32);
     expect(stats.peakBytes).toBe(stats.peakCount * 100);

@@ -17,7 +17,11 @@ interface TrackingAddon {
   logOutstandingAllocations(mr: ResourceHandle): void;
 }
 
-const addon = loadAdaptorAddon<TrackingAddon>(import.meta.url, '../build/Release/rmmjs_tracking.node', '@rmmjs/tracking');
+const addon = loadAdaptorAddon<TrackingAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_tracking.node',
+  '@rmmjs/tracking',
+);
 
 // Called by the addon, on this thread only, when an allocation with captureStacks is made here:
 // the JavaScript stack of the allocating call (V8 formats it lazily, on `.stack`).

@@ -15,9 +15,7 @@ function logOf(code: string): { stdout: string; lines: string[] } {
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
   // "[thread][time][level ] message": keep "level message"
-  const lines = run
-    .log!.split('\n')
-    .map((line) => line.replace(/^\[ *\d+\]\[[\d:]+\]\[(\w+) *\] /, '$1 '));
+  const lines = run.log!.split('\n').map((line) => line.replace(/^\[ *\d+\]\[[\d:]+\]\[(\w+) *\] /, '$1 '));
   return { stdout: run.stdout, lines };
 }
 

@@ -100,24 +100,27 @@ describe.each(availableUpstreams())('TrackingResourceAdaptor over $name', ({ mak
     expect(mr.getAllocatedBytes()).toBe(0);
   });
 
-  it.each([true, false])('RMM test AllocationsLeft (captureStacks %s): every other of ten 10 MiB freed', (captureStacks) => {
-    const mr = new TrackingResourceAdaptor(upstream, { captureStacks });
-    const ptrs = Array.from({ length: 10 }, () => mr.allocate(TEN_MIB));
-    for (let i = 0; i < 10; i += 2) mr.deallocate(ptrs[i], TEN_MIB);
-    expect(mr.getOutstandingAllocationCount()).toBe(5);
-    expect(mr.getAllocatedBytes()).toBe(5 * TEN_MIB);
-    const left = ptrs.filter((_, i) => i % 2 === 1);
-    const text = mr.getOutstandingAllocationsStr();
-    if (captureStacks) {
-      const first = [...left].sort(byAddress)[0];
-      expect(text.startsWith(`0x${first.toString(16)}: ${TEN_MIB} B : callstack:\n#0 in `)).toBe(true);
-      expect(text.match(/ : callstack:\n/g)?.length).toBe(5);
-    } else {
-      expect(text).toBe(report(left.map((ptr) => [ptr, TEN_MIB])));
-    }
-    for (const ptr of left) mr.deallocate(ptr, TEN_MIB);
-    expect(mr.getAllocatedBytes()).toBe(0);
-  });
+  it.each([true, false])(
+    'RMM test AllocationsLeft (captureStacks %s): every other of ten 10 MiB freed',
+    (captureStacks) => {
+      const mr = new TrackingResourceAdaptor(upstream, { captureStacks });
+      const ptrs = Array.from({ length: 10 }, () => mr.allocate(TEN_MIB));
+      for (let i = 0; i < 10; i += 2) mr.deallocate(ptrs[i], TEN_MIB);
+      expect(mr.getOutstandingAllocationCount()).toBe(5);
+      expect(mr.getAllocatedBytes()).toBe(5 * TEN_MIB);
+      const left = ptrs.filter((_, i) => i % 2 === 1);
+      const text = mr.getOutstandingAllocationsStr();
+      if (captureStacks) {
+        const first = [...left].sort(byAddress)[0];
+        expect(text.startsWith(`0x${first.toString(16)}: ${TEN_MIB} B : callstack:\n#0 in `)).toBe(true);
+        expect(text.match(/ : callstack:\n/g)?.length).toBe(5);
+      } else {
+        expect(text).toBe(report(left.map((ptr) => [ptr, TEN_MIB])));
+      }
+      for (const ptr of left) mr.deallocate(ptr, TEN_MIB);
+      expect(mr.getAllocatedBytes()).toBe(0);
+    },
+  );
 
   it('RMM test MultiTracking: a tracker on a tracker counts what passes through it', () => {
     const mr = new TrackingResourceAdaptor(upstream, { captureStacks: true });
@@ -239,7 +242,7 @@ describe('TrackingResourceAdaptor', () => {
     }
   });
 
-  it('passes on its upstream\'s flags; with captureStacks it may run JavaScript when allocating', () => {
+  it("passes on its upstream's flags; with captureStacks it may run JavaScript when allocating", () => {
     const CALLS_JS = 0x4;
     const upstream = getCurrentDeviceResource();
     const flagsOf = (mr: DeviceMemoryResource) => native.resourceInfo(resourceHandle(mr, 'mr')).flags;

@@ -32,8 +32,7 @@ bool WantWords(Command& command, size_t count, const char* usage) {
 bool ParseDevice(Command& command, const State& state, const std::string& text, int* device) {
   long long value = 0;
   if (!ParseInteger(text, 0, INT32_MAX, &value) || !state.ValidDevice(int(value))) {
-    return Fail(command, "invalid device '" + text + "' (there are " +
-                             std::to_string(state.devices.size()) + ")");
+    return Fail(command, "invalid device '" + text + "' (there are " + std::to_string(state.devices.size()) + ")");
   }
   *device = int(value);
   return true;
@@ -55,8 +54,7 @@ std::string StatsJson(const State& state) {
   for (size_t i = 0; i < state.devices.size(); ++i) {
     json << (i ? "," : "") << state.devices[i].used;
   }
-  json << "],\"liveStreams\":" << state.live_streams.size()
-       << ",\"liveEvents\":" << state.live_events.size()
+  json << "],\"liveStreams\":" << state.live_streams.size() << ",\"liveEvents\":" << state.live_events.size()
        << ",\"livePools\":" << state.live_pools.size() << ",\"calls\":{";
   for (size_t i = 0; i < kSymbolCount; ++i) {
     json << (i ? "," : "") << '"' << kSymbolNames[i] << "\":" << state.calls[i];
@@ -81,8 +79,7 @@ bool Run(Command& command, State& state) {
   }
   if (verb == "fail" || verb == "fail-always") {
     bool always = verb == "fail-always";
-    if (!WantWords(command, always ? 3 : 4,
-                   always ? "fail-always SYMBOL ERROR" : "fail SYMBOL NTH ERROR")) {
+    if (!WantWords(command, always ? 3 : 4, always ? "fail-always SYMBOL ERROR" : "fail SYMBOL NTH ERROR")) {
       return false;
     }
     Symbol symbol{};
@@ -103,8 +100,7 @@ bool Run(Command& command, State& state) {
     long long attribute = 0;
     long long value = 0;
     if (!ParseDevice(command, state, words[1], &device)) return false;
-    if (!ParseInteger(words[2], 0, INT32_MAX, &attribute) ||
-        !ParseInteger(words[3], INT32_MIN, INT32_MAX, &value)) {
+    if (!ParseInteger(words[2], 0, INT32_MAX, &attribute) || !ParseInteger(words[3], INT32_MIN, INT32_MAX, &value)) {
       return Fail(command, "invalid attribute or value (want 32-bit integers)");
     }
     state.devices[device].attributes[int(attribute)] = int(value);

@@ -69,8 +69,7 @@ extern "C" rmmjs_CUresult cuDeviceGetName(char* name, int length, rmmjs_CUdevice
   return kSuccess;
 }
 
-extern "C" rmmjs_CUresult cuDevicePrimaryCtxRetain(rmmjs_CUcontext* context,
-                                                   rmmjs_CUdevice device) {
+extern "C" rmmjs_CUresult cuDevicePrimaryCtxRetain(rmmjs_CUcontext* context, rmmjs_CUdevice device) {
   Entry call(Symbol::cuDevicePrimaryCtxRetain);
   if (call.status() != kSuccess) return call.status();
   if (context == nullptr) return kInvalidValue;

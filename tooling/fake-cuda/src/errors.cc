@@ -32,8 +32,7 @@ constexpr ErrorInfo kErrors[] = {
     {800, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
     {801, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
     {802, "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized"},
-    {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
-     "system has unsupported display driver / cuda driver combination"},
+    {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination"},
     {999, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 

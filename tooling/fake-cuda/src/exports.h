@@ -5,9 +5,8 @@
 #include "rmmjs/cuda_driver.h"
 
 // Entry points that core does not load (yet) but the fake offers, in the same X-macro form.
-#define RMMJS_FAKE_EXTRA_FUNCTIONS(X)                  \
-  X(cuMemAllocAsync, "cuMemAllocAsync", rmmjs_CUresult, \
-    (rmmjs_CUdeviceptr*, size_t, rmmjs_CUstream))
+#define RMMJS_FAKE_EXTRA_FUNCTIONS(X) \
+  X(cuMemAllocAsync, "cuMemAllocAsync", rmmjs_CUresult, (rmmjs_CUdeviceptr*, size_t, rmmjs_CUstream))
 
 #define RMMJS_FAKE_ALL_FUNCTIONS(X) \
   RMMJS_DRIVER_FUNCTIONS(X)         \
@@ -20,6 +19,5 @@
 RMMJS_FAKE_ALL_FUNCTIONS(RMMJS_FAKE_DECLARE)
 #undef RMMJS_FAKE_DECLARE
 
-extern "C" __attribute__((visibility("default"))) int rmmjs_fake_control(const char* command,
-                                                                          char* out,
-                                                                          size_t out_size);
+extern "C" __attribute__((visibility("default"))) int rmmjs_fake_control(const char* command, char* out,
+                                                                         size_t out_size);

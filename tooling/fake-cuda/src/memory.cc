@@ -27,8 +27,7 @@ bool FreedByMemFree(AllocationKind kind) { return kind != AllocationKind::kPinne
 // The managed allocation holding all of [address, address + bytes), or allocations.end().
 AllocationMap::iterator ManagedRange(State& state, uintptr_t address, size_t bytes) {
   auto allocation = state.Containing(address);
-  if (allocation == state.allocations.end() ||
-      allocation->second.kind != AllocationKind::kManaged || bytes == 0 ||
+  if (allocation == state.allocations.end() || allocation->second.kind != AllocationKind::kManaged || bytes == 0 ||
       state.CheckRange(address, bytes) != kSuccess) {
     return state.allocations.end();
   }
@@ -61,22 +60,19 @@ extern "C" rmmjs_CUresult cuMemAlloc(rmmjs_CUdeviceptr* pointer, size_t bytes) {
   if (pointer == nullptr) return kInvalidValue;
   if (CurrentContext() == nullptr) return kInvalidContext;
   uintptr_t address = 0;
-  int result = call.state().Allocate(CurrentDevice(), bytes, AllocationKind::kDevice, nullptr,
-                                     &address);
+  int result = call.state().Allocate(CurrentDevice(), bytes, AllocationKind::kDevice, nullptr, &address);
   if (result == kSuccess) *pointer = address;
   return result;
 }
 
-extern "C" rmmjs_CUresult cuMemAllocManaged(rmmjs_CUdeviceptr* pointer, size_t bytes,
-                                            unsigned int flags) {
+extern "C" rmmjs_CUresult cuMemAllocManaged(rmmjs_CUdeviceptr* pointer, size_t bytes, unsigned int flags) {
   Entry call(Symbol::cuMemAllocManaged);
   if (call.status() != kSuccess) return call.status();
   if (pointer == nullptr) return kInvalidValue;
   if (flags != RMMJS_CU_MEM_ATTACH_GLOBAL && flags != kMemAttachHost) return kInvalidValue;
   if (CurrentContext() == nullptr) return kInvalidContext;
   uintptr_t address = 0;
-  int result = call.state().Allocate(CurrentDevice(), bytes, AllocationKind::kManaged, nullptr,
-                                     &address);
+  int result = call.state().Allocate(CurrentDevice(), bytes, AllocationKind::kManaged, nullptr, &address);
   if (result == kSuccess) *pointer = address;
   return result;
 }
@@ -97,13 +93,12 @@ extern "C" rmmjs_CUresult cuMemFree(rmmjs_CUdeviceptr pointer) {
 extern "C" rmmjs_CUresult cuMemHostAlloc(void** pointer, size_t bytes, unsigned int flags) {
   Entry call(Symbol::cuMemHostAlloc);
   if (call.status() != kSuccess) return call.status();
-  constexpr unsigned kKnownFlags = RMMJS_CU_MEMHOSTALLOC_PORTABLE |
-                                   RMMJS_CU_MEMHOSTALLOC_DEVICEMAP | kMemHostAllocWriteCombined;
+  constexpr unsigned kKnownFlags =
+      RMMJS_CU_MEMHOSTALLOC_PORTABLE | RMMJS_CU_MEMHOSTALLOC_DEVICEMAP | kMemHostAllocWriteCombined;
   if (pointer == nullptr || (flags & ~kKnownFlags) != 0) return kInvalidValue;
   if (CurrentContext() == nullptr) return kInvalidContext;
   uintptr_t address = 0;
-  int result = call.state().Allocate(CurrentDevice(), bytes, AllocationKind::kPinnedHost,
-                                     nullptr, &address);
+  int result = call.state().Allocate(CurrentDevice(), bytes, AllocationKind::kPinnedHost, nullptr, &address);
   if (result == kSuccess) *pointer = reinterpret_cast<void*>(address);
   return result;
 }
@@ -114,16 +109,15 @@ extern "C" rmmjs_CUresult cuMemFreeHost(void* pointer) {
   if (pointer == nullptr) return kSuccess;
   State& state = call.state();
   auto allocation = state.allocations.find(reinterpret_cast<uintptr_t>(pointer));
-  if (allocation == state.allocations.end() ||
-      allocation->second.kind != AllocationKind::kPinnedHost) {
+  if (allocation == state.allocations.end() || allocation->second.kind != AllocationKind::kPinnedHost) {
     return kInvalidValue;
   }
   state.Release(allocation);
   return kSuccess;
 }
 
-extern "C" rmmjs_CUresult cuMemcpyAsync(rmmjs_CUdeviceptr destination, rmmjs_CUdeviceptr source,
-                                        size_t bytes, rmmjs_CUstream stream) {
+extern "C" rmmjs_CUresult cuMemcpyAsync(rmmjs_CUdeviceptr destination, rmmjs_CUdeviceptr source, size_t bytes,
+                                        rmmjs_CUstream stream) {
   Entry call(Symbol::cuMemcpyAsync);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
@@ -133,13 +127,12 @@ extern "C" rmmjs_CUresult cuMemcpyAsync(rmmjs_CUdeviceptr destination, rmmjs_CUd
       state.CheckRange(source, bytes) != kSuccess) {
     return kInvalidValue;
   }
-  std::memmove(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source),
-               bytes);
+  std::memmove(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source), bytes);
   return kSuccess;
 }
 
-extern "C" rmmjs_CUresult cuMemsetD8Async(rmmjs_CUdeviceptr destination, unsigned char value,
-                                          size_t bytes, rmmjs_CUstream stream) {
+extern "C" rmmjs_CUresult cuMemsetD8Async(rmmjs_CUdeviceptr destination, unsigned char value, size_t bytes,
+                                          rmmjs_CUstream stream) {
   Entry call(Symbol::cuMemsetD8Async);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
@@ -150,8 +143,7 @@ extern "C" rmmjs_CUresult cuMemsetD8Async(rmmjs_CUdeviceptr destination, unsigne
   return kSuccess;
 }
 
-extern "C" rmmjs_CUresult cuPointerGetAttribute(void* data, int attribute,
-                                                rmmjs_CUdeviceptr pointer) {
+extern "C" rmmjs_CUresult cuPointerGetAttribute(void* data, int attribute, rmmjs_CUdeviceptr pointer) {
   Entry call(Symbol::cuPointerGetAttribute);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
@@ -163,9 +155,8 @@ extern "C" rmmjs_CUresult cuPointerGetAttribute(void* data, int attribute,
       *static_cast<unsigned int*>(data) = record.kind == AllocationKind::kManaged ? 1 : 0;
       return kSuccess;
     case RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-      *static_cast<unsigned int*>(data) = record.kind == AllocationKind::kPinnedHost
-                                              ? RMMJS_CU_MEMORYTYPE_HOST
-                                              : RMMJS_CU_MEMORYTYPE_DEVICE;
+      *static_cast<unsigned int*>(data) =
+          record.kind == AllocationKind::kPinnedHost ? RMMJS_CU_MEMORYTYPE_HOST : RMMJS_CU_MEMORYTYPE_DEVICE;
       return kSuccess;
     case kPointerAttributeDeviceOrdinal:
       *static_cast<int*>(data) = record.device;
@@ -175,9 +166,8 @@ extern "C" rmmjs_CUresult cuPointerGetAttribute(void* data, int attribute,
   }
 }
 
-extern "C" rmmjs_CUresult cuMemPrefetchAsync(rmmjs_CUdeviceptr pointer, size_t bytes,
-                                             rmmjs_CUmemLocation location, unsigned int flags,
-                                             rmmjs_CUstream stream) {
+extern "C" rmmjs_CUresult cuMemPrefetchAsync(rmmjs_CUdeviceptr pointer, size_t bytes, rmmjs_CUmemLocation location,
+                                             unsigned int flags, rmmjs_CUstream stream) {
   Entry call(Symbol::cuMemPrefetchAsync);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
@@ -207,8 +197,7 @@ extern "C" rmmjs_CUresult cuMemAdvise(rmmjs_CUdeviceptr pointer, size_t bytes, i
   Entry call(Symbol::cuMemAdvise);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
-  if (pointer == 0 || bytes == 0 || advice < kAdviseSetReadMostly ||
-      advice > kAdviseUnsetAccessedBy) {
+  if (pointer == 0 || bytes == 0 || advice < kAdviseSetReadMostly || advice > kAdviseUnsetAccessedBy) {
     return kInvalidValue;
   }
   auto allocation = state.Containing(pointer);
@@ -217,8 +206,8 @@ extern "C" rmmjs_CUresult cuMemAdvise(rmmjs_CUdeviceptr pointer, size_t bytes, i
                     : ManagedRange(state, pointer, bytes) == state.allocations.end()) {
     return kInvalidValue;
   }
-  bool uses_location = advice == kAdviseSetPreferredLocation || advice == kAdviseSetAccessedBy ||
-                       advice == kAdviseUnsetAccessedBy;
+  bool uses_location =
+      advice == kAdviseSetPreferredLocation || advice == kAdviseSetAccessedBy || advice == kAdviseUnsetAccessedBy;
   if (uses_location && location.type == RMMJS_CU_MEM_LOCATION_TYPE_DEVICE) {
     int needed = system_memory ? RMMJS_CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS
                                : RMMJS_CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS;
@@ -238,8 +227,8 @@ extern "C" rmmjs_CUresult cuMemAdvise(rmmjs_CUdeviceptr pointer, size_t bytes, i
   return kSuccess;
 }
 
-extern "C" rmmjs_CUresult cuMemRangeGetAttribute(void* data, size_t data_size, int attribute,
-                                                 rmmjs_CUdeviceptr pointer, size_t bytes) {
+extern "C" rmmjs_CUresult cuMemRangeGetAttribute(void* data, size_t data_size, int attribute, rmmjs_CUdeviceptr pointer,
+                                                 size_t bytes) {
   Entry call(Symbol::cuMemRangeGetAttribute);
   if (call.status() != kSuccess) return call.status();
   if (CurrentContext() == nullptr) return kInvalidContext;  // as the driver (seen on an H200)

@@ -15,8 +15,7 @@ bool PoolsSupported(const State& state, int device) {
   return state.Attribute(device, RMMJS_CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED) != 0;
 }
 
-int AllocateFromPool(State& state, CUmemPoolHandle_st* pool, size_t bytes,
-                     rmmjs_CUdeviceptr* pointer) {
+int AllocateFromPool(State& state, CUmemPoolHandle_st* pool, size_t bytes, rmmjs_CUdeviceptr* pointer) {
   uintptr_t address = 0;
   int result = state.Allocate(pool->device, bytes, AllocationKind::kPool, pool, &address);
   if (result == kSuccess) *pointer = address;
@@ -25,8 +24,7 @@ int AllocateFromPool(State& state, CUmemPoolHandle_st* pool, size_t bytes,
 
 }  // namespace
 
-extern "C" rmmjs_CUresult cuDeviceGetDefaultMemPool(rmmjs_CUmemoryPool* pool,
-                                                    rmmjs_CUdevice device) {
+extern "C" rmmjs_CUresult cuDeviceGetDefaultMemPool(rmmjs_CUmemoryPool* pool, rmmjs_CUdevice device) {
   Entry call(Symbol::cuDeviceGetDefaultMemPool);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
@@ -37,15 +35,12 @@ extern "C" rmmjs_CUresult cuDeviceGetDefaultMemPool(rmmjs_CUmemoryPool* pool,
   return kSuccess;
 }
 
-extern "C" rmmjs_CUresult cuMemPoolCreate(rmmjs_CUmemoryPool* pool,
-                                          const rmmjs_CUmemPoolProps* props) {
+extern "C" rmmjs_CUresult cuMemPoolCreate(rmmjs_CUmemoryPool* pool, const rmmjs_CUmemPoolProps* props) {
   Entry call(Symbol::cuMemPoolCreate);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
-  if (pool == nullptr || props == nullptr ||
-      props->alloc_type != RMMJS_CU_MEM_ALLOCATION_TYPE_PINNED ||
-      props->location.type != RMMJS_CU_MEM_LOCATION_TYPE_DEVICE ||
-      !state.ValidDevice(props->location.id)) {
+  if (pool == nullptr || props == nullptr || props->alloc_type != RMMJS_CU_MEM_ALLOCATION_TYPE_PINNED ||
+      props->location.type != RMMJS_CU_MEM_LOCATION_TYPE_DEVICE || !state.ValidDevice(props->location.id)) {
     return kInvalidValue;
   }
   int device = props->location.id;
@@ -77,13 +72,11 @@ extern "C" rmmjs_CUresult cuMemPoolDestroy(rmmjs_CUmemoryPool pool) {
   return call.state().live_pools.erase(pool) == 1 ? kSuccess : kInvalidValue;
 }
 
-extern "C" rmmjs_CUresult cuMemPoolSetAttribute(rmmjs_CUmemoryPool pool, int attribute,
-                                                void* value) {
+extern "C" rmmjs_CUresult cuMemPoolSetAttribute(rmmjs_CUmemoryPool pool, int attribute, void* value) {
   Entry call(Symbol::cuMemPoolSetAttribute);
   if (call.status() != kSuccess) return call.status();
   if (!call.state().ValidPool(pool) || value == nullptr) return kInvalidValue;
-  if (attribute >= kPoolReuseFollowEventDependencies &&
-      attribute <= kPoolReuseAllowInternalDependencies) {
+  if (attribute >= kPoolReuseFollowEventDependencies && attribute <= kPoolReuseAllowInternalDependencies) {
     return kSuccess;  // reuse policies (int): nothing to do without a reserve
   }
   if (attribute == RMMJS_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) {
@@ -104,8 +97,7 @@ extern "C" rmmjs_CUresult cuMemPoolTrimTo(rmmjs_CUmemoryPool pool, size_t keep_b
   return call.state().ValidPool(pool) ? kSuccess : kInvalidValue;
 }
 
-extern "C" rmmjs_CUresult cuMemAllocFromPoolAsync(rmmjs_CUdeviceptr* pointer, size_t bytes,
-                                                  rmmjs_CUmemoryPool pool,
+extern "C" rmmjs_CUresult cuMemAllocFromPoolAsync(rmmjs_CUdeviceptr* pointer, size_t bytes, rmmjs_CUmemoryPool pool,
                                                   rmmjs_CUstream stream) {
   Entry call(Symbol::cuMemAllocFromPoolAsync);
   if (call.status() != kSuccess) return call.status();
@@ -115,8 +107,7 @@ extern "C" rmmjs_CUresult cuMemAllocFromPoolAsync(rmmjs_CUdeviceptr* pointer, si
   return AllocateFromPool(state, pool, bytes, pointer);
 }
 
-extern "C" rmmjs_CUresult cuMemAllocAsync(rmmjs_CUdeviceptr* pointer, size_t bytes,
-                                          rmmjs_CUstream stream) {
+extern "C" rmmjs_CUresult cuMemAllocAsync(rmmjs_CUdeviceptr* pointer, size_t bytes, rmmjs_CUstream stream) {
   Entry call(Symbol::cuMemAllocAsync);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
@@ -124,8 +115,7 @@ extern "C" rmmjs_CUresult cuMemAllocAsync(rmmjs_CUdeviceptr* pointer, size_t byt
   if (CurrentContext() == nullptr) return kInvalidContext;
   if (int result = state.CheckStream(stream)) return result;
   if (!PoolsSupported(state, CurrentDevice())) return kNotSupported;
-  return AllocateFromPool(state, state.devices[CurrentDevice()].default_pool.get(), bytes,
-                          pointer);
+  return AllocateFromPool(state, state.devices[CurrentDevice()].default_pool.get(), bytes, pointer);
 }
 
 extern "C" rmmjs_CUresult cuMemFreeAsync(rmmjs_CUdeviceptr pointer, rmmjs_CUstream stream) {
@@ -135,8 +125,7 @@ extern "C" rmmjs_CUresult cuMemFreeAsync(rmmjs_CUdeviceptr pointer, rmmjs_CUstre
   if (int result = state.CheckStream(stream)) return result;
   if (pointer == 0) return kSuccess;
   auto allocation = state.allocations.find(pointer);
-  if (allocation == state.allocations.end() ||
-      allocation->second.kind != AllocationKind::kPool) {
+  if (allocation == state.allocations.end() || allocation->second.kind != AllocationKind::kPool) {
     return kInvalidValue;
   }
   state.Release(allocation);

@@ -15,8 +15,7 @@ long long EnvInteger(const char* name, long long fallback, long long min, long l
   if (text == nullptr || text[0] == '\0') return fallback;
   long long value = 0;
   if (!ParseInteger(text, min, max, &value)) {
-    std::fprintf(stderr, "libfakecuda: ignoring %s=%s (want an integer in [%lld, %lld])\n", name,
-                 text, min, max);
+    std::fprintf(stderr, "libfakecuda: ignoring %s=%s (want an integer in [%lld, %lld])\n", name, text, min, max);
     return fallback;
   }
   return value;
@@ -36,14 +35,12 @@ void ArmFaultsFromEnv(State& state) {
     long long nth = 0;
     int error = 0;
     std::string why = "want symbol:nth:error";
-    if (second != std::string::npos &&
-        FindSymbol(entry.substr(0, first), &symbol, &why) &&
+    if (second != std::string::npos && FindSymbol(entry.substr(0, first), &symbol, &why) &&
         ParseInteger(entry.substr(first + 1, second - first - 1), 1, INT64_MAX, &nth) &&
         ParseErrorCode(entry.substr(second + 1), &error)) {
       state.ArmFault(symbol, uint64_t(nth), error, false);
     } else {
-      std::fprintf(stderr, "libfakecuda: ignoring RMMJS_FAKE_CUDA_FAIL entry '%s' (%s)\n",
-                   entry.c_str(), why.c_str());
+      std::fprintf(stderr, "libfakecuda: ignoring RMMJS_FAKE_CUDA_FAIL entry '%s' (%s)\n", entry.c_str(), why.c_str());
     }
   }
 }
@@ -53,10 +50,8 @@ State* CreateState() {
   int count = int(EnvInteger("RMMJS_FAKE_CUDA_DEVICES", 2, 0, kMaxDevices));
   size_t budget = size_t(EnvInteger("RMMJS_FAKE_CUDA_MEMORY", 268435456, 0, INT64_MAX));
   int pageable = int(EnvInteger("RMMJS_FAKE_CUDA_PAGEABLE", 0, INT32_MIN, INT32_MAX));
-  int ipc_handle_types =
-      int(EnvInteger("RMMJS_FAKE_CUDA_IPC_HANDLE_TYPES", 1, INT32_MIN, INT32_MAX));
-  state->driver_version =
-      int(EnvInteger("RMMJS_FAKE_CUDA_DRIVER_VERSION", 13000, 0, INT32_MAX));
+  int ipc_handle_types = int(EnvInteger("RMMJS_FAKE_CUDA_IPC_HANDLE_TYPES", 1, INT32_MIN, INT32_MAX));
+  state->driver_version = int(EnvInteger("RMMJS_FAKE_CUDA_DRIVER_VERSION", 13000, 0, INT32_MAX));
   state->devices.resize(count);
   for (int ordinal = 0; ordinal < count; ++ordinal) {
     Device& device = state->devices[ordinal];
@@ -71,8 +66,7 @@ State* CreateState() {
         {kAttributeComputeCapabilityMinor, 0},
     };
     device.primary_context.reset(new CUctx_st{ordinal, 0});
-    device.default_pool.reset(
-        new CUmemPoolHandle_st{ordinal, true, RMMJS_CU_MEM_HANDLE_TYPE_NONE, 0, 0});
+    device.default_pool.reset(new CUmemPoolHandle_st{ordinal, true, RMMJS_CU_MEM_HANDLE_TYPE_NONE, 0, 0});
   }
   ArmFaultsFromEnv(*state);
   return state;
@@ -148,9 +142,7 @@ int State::CheckStreamInCurrentContext(rmmjs_CUstream stream) const {
   return CurrentContext() != nullptr && stream->device == CurrentDevice() ? kSuccess : kInvalidValue;
 }
 
-int State::CheckEvent(rmmjs_CUevent event) const {
-  return live_events.count(event) != 0 ? kSuccess : kInvalidHandle;
-}
+int State::CheckEvent(rmmjs_CUevent event) const { return live_events.count(event) != 0 ? kSuccess : kInvalidHandle; }
 
 bool State::ValidPool(const CUmemPoolHandle_st* pool) const {
   if (live_pools.count(pool) != 0) return true;
@@ -174,8 +166,7 @@ int State::CheckRange(uintptr_t address, size_t bytes) {
   return bytes <= allocation->second.size - offset ? kSuccess : kInvalidValue;
 }
 
-int State::Allocate(int device, size_t bytes, AllocationKind kind, CUmemPoolHandle_st* pool,
-                    uintptr_t* out) {
+int State::Allocate(int device, size_t bytes, AllocationKind kind, CUmemPoolHandle_st* pool, uintptr_t* out) {
   if (bytes == 0) return kInvalidValue;
   Device& owner = devices[device];
   bool counted = kind != AllocationKind::kPinnedHost;
@@ -189,8 +180,7 @@ int State::Allocate(int device, size_t bytes, AllocationKind kind, CUmemPoolHand
   }
   if (memory == nullptr) return kOutOfMemory;
   uintptr_t address = reinterpret_cast<uintptr_t>(memory);
-  allocations.emplace(address, Allocation{bytes, device, kind, pool,
-                                          RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2,
+  allocations.emplace(address, Allocation{bytes, device, kind, pool, RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2,
                                           RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2});
   if (counted) owner.used += bytes;
   if (pool != nullptr) ++pool->live_allocations;

@@ -139,8 +139,7 @@ struct State {
   // kInvalidValue where [address, address + bytes) starts inside an allocation and runs past
   // its end; addresses outside every allocation are host memory and always pass.
   int CheckRange(uintptr_t address, size_t bytes);
-  int Allocate(int device, size_t bytes, AllocationKind kind, CUmemPoolHandle_st* pool,
-               uintptr_t* out);
+  int Allocate(int device, size_t bytes, AllocationKind kind, CUmemPoolHandle_st* pool, uintptr_t* out);
   void Release(AllocationMap::iterator allocation);
 
   // Counts the call and returns the error of a fault armed for it, or kSuccess.

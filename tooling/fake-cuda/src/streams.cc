@@ -25,8 +25,7 @@ std::vector<CUstream_st*>& DestroyedOnThisThread() {
 
 }  // namespace
 
-extern "C" rmmjs_CUresult cuStreamCreateWithPriority(rmmjs_CUstream* stream, unsigned int flags,
-                                                     int priority) {
+extern "C" rmmjs_CUresult cuStreamCreateWithPriority(rmmjs_CUstream* stream, unsigned int flags, int priority) {
   Entry call(Symbol::cuStreamCreateWithPriority);
   if (call.status() != kSuccess) return call.status();
   if (stream == nullptr || (flags & ~unsigned(RMMJS_CU_STREAM_NON_BLOCKING)) != 0) {
@@ -93,8 +92,7 @@ extern "C" rmmjs_CUresult cuStreamGetId(rmmjs_CUstream stream, unsigned long lon
   return kSuccess;
 }
 
-extern "C" rmmjs_CUresult cuStreamWaitEvent(rmmjs_CUstream stream, rmmjs_CUevent event,
-                                            unsigned int flags) {
+extern "C" rmmjs_CUresult cuStreamWaitEvent(rmmjs_CUstream stream, rmmjs_CUevent event, unsigned int flags) {
   Entry call(Symbol::cuStreamWaitEvent);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
@@ -103,8 +101,7 @@ extern "C" rmmjs_CUresult cuStreamWaitEvent(rmmjs_CUstream stream, rmmjs_CUevent
   return (flags & ~kEventWaitExternal) == 0 ? kSuccess : kInvalidValue;
 }
 
-extern "C" rmmjs_CUresult cuLaunchHostFunc(rmmjs_CUstream stream, rmmjs_CUhostFn function,
-                                           void* user_data) {
+extern "C" rmmjs_CUresult cuLaunchHostFunc(rmmjs_CUstream stream, rmmjs_CUhostFn function, void* user_data) {
   Entry call(Symbol::cuLaunchHostFunc);
   if (call.status() != kSuccess) return call.status();
   if (int result = call.state().CheckStream(stream)) return result;
@@ -117,8 +114,7 @@ extern "C" rmmjs_CUresult cuLaunchHostFunc(rmmjs_CUstream stream, rmmjs_CUhostFn
 extern "C" rmmjs_CUresult cuEventCreate(rmmjs_CUevent* event, unsigned int flags) {
   Entry call(Symbol::cuEventCreate);
   if (call.status() != kSuccess) return call.status();
-  constexpr unsigned kKnownFlags =
-      kEventBlockingSync | RMMJS_CU_EVENT_DISABLE_TIMING | kEventInterprocess;
+  constexpr unsigned kKnownFlags = kEventBlockingSync | RMMJS_CU_EVENT_DISABLE_TIMING | kEventInterprocess;
   if (event == nullptr || (flags & ~kKnownFlags) != 0) return kInvalidValue;
   // An interprocess event must also disable timing.
   if ((flags & kEventInterprocess) != 0 && (flags & RMMJS_CU_EVENT_DISABLE_TIMING) == 0) {

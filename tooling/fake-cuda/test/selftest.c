@@ -41,15 +41,15 @@ static _Atomic int failures;
     }                                                                          \
   } while (0)
 
-#define EXPECT_EQ(actual, expected)                                                   \
-  do {                                                                                \
-    long long actual_value = (long long)(actual);                                     \
-    long long expected_value = (long long)(expected);                                 \
-    if (actual_value != expected_value) {                                             \
-      fprintf(stderr, "%s:%d: %s is %lld, expected %lld\n", __FILE__, __LINE__, #actual, \
-              actual_value, expected_value);                                          \
-      ++failures;                                                                     \
-    }                                                                                 \
+#define EXPECT_EQ(actual, expected)                                                                    \
+  do {                                                                                                 \
+    long long actual_value = (long long)(actual);                                                      \
+    long long expected_value = (long long)(expected);                                                  \
+    if (actual_value != expected_value) {                                                              \
+      fprintf(stderr, "%s:%d: %s is %lld, expected %lld\n", __FILE__, __LINE__, #actual, actual_value, \
+              expected_value);                                                                         \
+      ++failures;                                                                                      \
+    }                                                                                                  \
   } while (0)
 
 static void Load(void) {
@@ -58,11 +58,11 @@ static void Load(void) {
     fprintf(stderr, "dlopen %s: %s\n", library_path, dlerror());
     exit(2);
   }
-#define LOAD_SYMBOL(name, symbol, ret, args)                   \
-  api.name = (ret(*) args)dlsym(handle, symbol);               \
-  if (api.name == NULL) {                                      \
-    fprintf(stderr, "missing symbol %s\n", symbol);            \
-    ++failures;                                                \
+#define LOAD_SYMBOL(name, symbol, ret, args)        \
+  api.name = (ret(*) args)dlsym(handle, symbol);    \
+  if (api.name == NULL) {                           \
+    fprintf(stderr, "missing symbol %s\n", symbol); \
+    ++failures;                                     \
   }
   RMMJS_DRIVER_FUNCTIONS(LOAD_SYMBOL)
 #undef LOAD_SYMBOL
@@ -167,7 +167,11 @@ static void TestInitAndDevices(void) {
       {RMMJS_CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, 1},
       {RMMJS_CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 1},
       {RMMJS_CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, 1},
-      {41, 1}, {75, 9}, {76, 0}, {1, 0}, {16, 0},
+      {41, 1},
+      {75, 9},
+      {76, 0},
+      {1, 0},
+      {16, 0},
   };
   for (size_t i = 0; i < sizeof(attributes) / sizeof(attributes[0]); ++i) {
     value = -1;
@@ -264,8 +268,7 @@ static void TestMemory(void) {
   EXPECT_EQ(Stat("liveAllocations"), 2);
   Control("set-memory 0 5000");
   EXPECT_EQ(api.cuMemAlloc(&big, 1001), RMMJS_CUDA_ERROR_OUT_OF_MEMORY);
-  EXPECT_EQ(api.cuMemAllocManaged(&big, 1001, RMMJS_CU_MEM_ATTACH_GLOBAL),
-            RMMJS_CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(api.cuMemAllocManaged(&big, 1001, RMMJS_CU_MEM_ATTACH_GLOBAL), RMMJS_CUDA_ERROR_OUT_OF_MEMORY);
   EXPECT_EQ(api.cuMemAlloc(&big, 1000), 0);
   EXPECT_EQ(api.cuMemGetInfo(&free_bytes, &total_bytes), 0);
   EXPECT_EQ(free_bytes, 0);
@@ -279,8 +282,7 @@ static void TestMemory(void) {
   EXPECT_EQ(api.cuMemcpyAsync(a, (rmmjs_CUdeviceptr)host, 1000, NULL), 0);
   EXPECT_EQ(memcmp((void*)a, host, 1000), 0);
   EXPECT_EQ(api.cuMemcpyAsync(a + 500, (rmmjs_CUdeviceptr)host, 500, NULL), 0);
-  EXPECT_EQ(api.cuMemcpyAsync(a + 500, (rmmjs_CUdeviceptr)host, 501, NULL),
-            RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemcpyAsync(a + 500, (rmmjs_CUdeviceptr)host, 501, NULL), RMMJS_CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api.cuMemcpyAsync(b, a, 1001, NULL), RMMJS_CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api.cuMemcpyAsync(b, a, 1000, NULL), 0);
   EXPECT_EQ(api.cuMemsetD8Async(b + 1000, 0xab, 2000, NULL), 0);
@@ -289,8 +291,7 @@ static void TestMemory(void) {
   EXPECT_EQ(api.cuMemsetD8Async(b + 1000, 0xab, 2001, NULL), RMMJS_CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api.cuMemcpyAsync(a, 0, 10, NULL), RMMJS_CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api.cuMemcpyAsync(a, 0, 0, NULL), 0);
-  EXPECT_EQ(api.cuMemcpyAsync(a, b, 10, (rmmjs_CUstream)(uintptr_t)0x1234),
-            INVALID_HANDLE);
+  EXPECT_EQ(api.cuMemcpyAsync(a, b, 10, (rmmjs_CUstream)(uintptr_t)0x1234), INVALID_HANDLE);
 
   /* Pointer attributes, interior pointers included. */
   unsigned int attribute = 99;
@@ -298,28 +299,22 @@ static void TestMemory(void) {
   EXPECT_EQ(attribute, 0);
   EXPECT_EQ(api.cuPointerGetAttribute(&attribute, RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a), 0);
   EXPECT_EQ(attribute, RMMJS_CU_MEMORYTYPE_DEVICE);
-  EXPECT_EQ(api.cuPointerGetAttribute(&attribute, RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                      (rmmjs_CUdeviceptr)host),
+  EXPECT_EQ(api.cuPointerGetAttribute(&attribute, RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED, (rmmjs_CUdeviceptr)host),
             RMMJS_CUDA_ERROR_INVALID_VALUE);
 
   EXPECT_EQ(api.cuMemAllocManaged(&managed, 4096, 0), RMMJS_CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(api.cuMemAllocManaged(&managed, 0, RMMJS_CU_MEM_ATTACH_GLOBAL),
-            RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemAllocManaged(&managed, 0, RMMJS_CU_MEM_ATTACH_GLOBAL), RMMJS_CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api.cuMemAllocManaged(&managed, 4096, RMMJS_CU_MEM_ATTACH_GLOBAL), 0);
-  EXPECT_EQ(api.cuPointerGetAttribute(&attribute, RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                      managed + 4095),
-            0);
+  EXPECT_EQ(api.cuPointerGetAttribute(&attribute, RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED, managed + 4095), 0);
   EXPECT_EQ(attribute, 1);
-  EXPECT_EQ(api.cuPointerGetAttribute(&attribute, RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                      managed + 4096 + 4096 * 1024),
+  EXPECT_EQ(api.cuPointerGetAttribute(&attribute, RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED, managed + 4096 + 4096 * 1024),
             RMMJS_CUDA_ERROR_INVALID_VALUE);
 
   void* pinned = NULL;
   EXPECT_EQ(api.cuMemHostAlloc(&pinned, 100, 8), RMMJS_CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api.cuMemHostAlloc(&pinned, 100, RMMJS_CU_MEMHOSTALLOC_PORTABLE), 0);
-  EXPECT_EQ(api.cuPointerGetAttribute(&attribute, RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                      (rmmjs_CUdeviceptr)pinned + 50),
-            0);
+  EXPECT_EQ(
+      api.cuPointerGetAttribute(&attribute, RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (rmmjs_CUdeviceptr)pinned + 50), 0);
   EXPECT_EQ(attribute, RMMJS_CU_MEMORYTYPE_HOST);
   /* Pinned host memory does not count against the device. */
   EXPECT(strstr(Control("stats"), "\"liveDeviceBytes\":[8096,0]") != NULL);
@@ -388,8 +383,7 @@ static void TestPrefetchAndAdvice(void) {
   EXPECT_EQ(api.cuMemPrefetchAsync(managed, 8192, device_9, 0, NULL), invalid_device);
   EXPECT_EQ(api.cuMemPrefetchAsync(managed, 8192, nowhere, 0, NULL), invalid_value);
   EXPECT_EQ(api.cuMemPrefetchAsync(managed, 8192, host, 1, NULL), invalid_value);
-  EXPECT_EQ(api.cuMemPrefetchAsync(managed, 8192, host, 0, (rmmjs_CUstream)(uintptr_t)0x999),
-            INVALID_HANDLE);
+  EXPECT_EQ(api.cuMemPrefetchAsync(managed, 8192, host, 0, (rmmjs_CUstream)(uintptr_t)0x999), INVALID_HANDLE);
   Control("set-attribute 1 89 0"); /* no concurrent managed access: no prefetch to it */
   EXPECT_EQ(api.cuMemPrefetchAsync(managed, 8192, device_1, 0, NULL), invalid_device);
   Control("set-attribute 1 89 1");
@@ -689,8 +683,8 @@ static void* AllocateAndFree(void* argument) {
     EXPECT_EQ(api.cuMemAllocFromPoolAsync(&pointer, bytes, NULL, stream), RMMJS_CUDA_ERROR_INVALID_VALUE);
     rmmjs_CUmemoryPool pool = NULL;
     EXPECT_EQ(api.cuDeviceGetDefaultMemPool(&pool, device), 0);
-    int result = round % 2 ? api.cuMemAlloc(&pointer, bytes)
-                           : api.cuMemAllocFromPoolAsync(&pointer, bytes, pool, stream);
+    int result =
+        round % 2 ? api.cuMemAlloc(&pointer, bytes) : api.cuMemAllocFromPoolAsync(&pointer, bytes, pool, stream);
     EXPECT_EQ(result, 0);
     EXPECT_EQ(api.cuMemsetD8Async(pointer, (unsigned char)round, bytes, stream), 0);
     rmmjs_CUdevice current = -1;

@@ -1,6 +1,6 @@
 // @rmmjs/test-addon: native code for tests and benchmarks, never shipped in a published package.
-#include "methods.h"
 #include "rmmjs/addon.hpp"
+#include "methods.h"
 
 namespace test_addon = rmmjs::test_addon;
 

@@ -143,7 +143,8 @@ Napi::Value NativeThreadsWorkload(const Napi::CallbackInfo& info) {
   std::vector<std::thread> workers;
   std::atomic<bool> go{false};
   for (size_t t = 0; t < threads; t++) {
-    workers.emplace_back(RunThread, std::cref(options), options.seed * 1000003 + t, std::cref(go), std::ref(results[t]));
+    workers.emplace_back(RunThread, std::cref(options), options.seed * 1000003 + t, std::cref(go),
+                         std::ref(results[t]));
   }
   go.store(true, std::memory_order_release);
   for (std::thread& worker : workers) worker.join();

@@ -46,8 +46,10 @@ size_t Bytes(const Napi::CallbackInfo& info) {
 class ThreadPoolRoundTrip : public Napi::AsyncWorker {
  public:
   ThreadPoolRoundTrip(Napi::Env env, ResourceRef mr, size_t bytes)
-      : Napi::AsyncWorker(env, "rmmjs:thread-probe"), deferred_(Napi::Promise::Deferred::New(env)),
-        mr_(std::move(mr)), bytes_(bytes) {}
+      : Napi::AsyncWorker(env, "rmmjs:thread-probe"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        mr_(std::move(mr)),
+        bytes_(bytes) {}
   Napi::Promise Promise() { return deferred_.Promise(); }
 
  protected:

@@ -33,7 +33,7 @@ it('refuses an older core whose table lacks members this addon was compiled with
   expect(() => initAddon(forgeCoreApi(1, 2, SIZE_1_2 - 8), makeError, holdJsException)).toThrow(refusal('1.2'));
 });
 
-it('refuses what is not core\'s table', () => {
+it("refuses what is not core's table", () => {
   expect(() => initAddon({} as never, makeError, holdJsException)).toThrow(
     "init(coreApi, makeError, holdJsException) expects @rmmjs/core's API table",
   );

@@ -14,8 +14,14 @@ import { libraryPath } from '@rmmjs/fake-cuda';
 const here = dirname(fileURLToPath(import.meta.url));
 const packageDir = process.cwd();
 const config = join(here, '..', 'vitest.config.js');
-const vitest = join(dirname(createRequire(join(packageDir, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs');
-const backends = (process.env.RMMJS_TEST_BACKENDS ?? 'host,fake').split(',').map((b) => b.trim()).filter(Boolean);
+const vitest = join(
+  dirname(createRequire(join(packageDir, 'package.json')).resolve('vitest/package.json')),
+  'vitest.mjs',
+);
+const backends = (process.env.RMMJS_TEST_BACKENDS ?? 'host,fake')
+  .split(',')
+  .map((b) => b.trim())
+  .filter(Boolean);
 const resultsDir = join(packageDir, '.test-results');
 mkdirSync(resultsDir, { recursive: true });
 
@@ -39,8 +45,17 @@ for (const backend of backends) {
   }
   const report = join(resultsDir, `${backend}.json`);
   rmSync(report, { force: true });
-  const args = [vitest, 'run', '--config', config, '--root', packageDir, '--reporter=default',
-    '--reporter=json', `--outputFile.json=${report}`];
+  const args = [
+    vitest,
+    'run',
+    '--config',
+    config,
+    '--root',
+    packageDir,
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+  ];
   if (backend === 'gpu') args.push('--no-file-parallelism');
   console.log(`\nrmmjs-test: ${backend} backend`);
   const run = spawnSync(process.execPath, [...args, ...process.argv.slice(2)], {
@@ -50,10 +65,17 @@ for (const backend of backends) {
   if (run.status !== 0) failed = true;
   if (!existsSync(report)) {
     const why = run.signal ? `killed by ${run.signal}` : `exit status ${run.status}`;
-    writeFileSync(report, JSON.stringify({
-      numPassedTests: 0, numFailedTests: 1, numPendingTests: 0, numTodoTests: 0, success: false,
-      testResults: [{ name: `vitest (${backend})`, status: 'failed', message: `vitest wrote no report: ${why}` }],
-    }));
+    writeFileSync(
+      report,
+      JSON.stringify({
+        numPassedTests: 0,
+        numFailedTests: 1,
+        numPendingTests: 0,
+        numTodoTests: 0,
+        success: false,
+        testResults: [{ name: `vitest (${backend})`, status: 'failed', message: `vitest wrote no report: ${why}` }],
+      }),
+    );
     console.error(`rmmjs-test: vitest wrote no report (${why}); counted as one failure`);
   }
 }

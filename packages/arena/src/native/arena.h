@@ -11,8 +11,8 @@
 // same stream (a stream arena) or on the same thread's default streams (a thread arena). Before
 // superblocks leave it (Clean: defragmentation, the thread's exit) the frees are synchronised:
 // the legacy default stream is synchronised, and frees on other streams are covered by an event
-// recorded at each free (an enqueue, with the arena's lock held). RMM synchronises the whole device instead (core's API has no device
-// synchronize, and an event also covers streams that were destroyed since).
+// recorded at each free (an enqueue, with the arena's lock held). RMM synchronises the whole device instead (core's API
+// has no device synchronize, and an event also covers streams that were destroyed since).
 #pragma once
 
 #include <atomic>

@@ -99,11 +99,10 @@ void GlobalArena::DumpMemoryLog() {
     char* end = start + superblock->second;
     if (previous_end == nullptr) previous_end = start;
     LogAt(RMMJS_LOG_DEBUG, "    Superblock " + std::to_string(index) + ": start=" + Pointer(start) +
-                                 ", end=" + Pointer(end) + ", size=" + FormatBytes(superblock->second) +
-                                 ", empty=" + (superblocks_.IsEmpty(superblock) ? "T" : "F") +
-                                 ", # free blocks=" + std::to_string(stats.free_blocks) +
-                                 ", max free=" + FormatBytes(stats.max_free) +
-                                 ", gap=" + FormatBytes(static_cast<std::size_t>(start - previous_end)));
+                               ", end=" + Pointer(end) + ", size=" + FormatBytes(superblock->second) +
+                               ", empty=" + (superblocks_.IsEmpty(superblock) ? "T" : "F") + ", # free blocks=" +
+                               std::to_string(stats.free_blocks) + ", max free=" + FormatBytes(stats.max_free) +
+                               ", gap=" + FormatBytes(static_cast<std::size_t>(start - previous_end)));
     previous_end = end;
   }
 }

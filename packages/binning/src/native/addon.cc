@@ -1,6 +1,6 @@
 // @rmmjs/binning's addon: create(upstream), addBin(mr, size, bin), hasBin(mr, size), bins(mr).
-#include "binning_memory_resource.h"
 #include "rmmjs/addon.hpp"
+#include "binning_memory_resource.h"
 
 namespace {
 
@@ -48,7 +48,8 @@ Napi::Value Bins(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::vector<rmmjs::ResourceRef> bins = js::Self<BinningMemoryResource>(info).Bins();
   Napi::Array result = Napi::Array::New(env, bins.size());
-  for (size_t i = 0; i < bins.size(); i++) result.Set(static_cast<uint32_t>(i), js::WrapResource(env, bins[i].release()));
+  for (size_t i = 0; i < bins.size(); i++)
+    result.Set(static_cast<uint32_t>(i), js::WrapResource(env, bins[i].release()));
   return result;
 }
 

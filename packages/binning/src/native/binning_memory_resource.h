@@ -53,14 +53,16 @@ class BinningMemoryResource {
     size_t high = table.sizes.size();
     while (low < high) {  // the first bin whose size is >= bytes
       size_t mid = (low + high) / 2;
-      if (sizes[mid] < bytes) low = mid + 1;
-      else high = mid;
+      if (sizes[mid] < bytes)
+        low = mid + 1;
+      else
+        high = mid;
     }
     return low < table.sizes.size() ? table.resources[low] : upstream_.get();
   }
 
   ResourceRef upstream_;
-  mutable std::mutex mutex_;  // serialises AddBin
+  mutable std::mutex mutex_;       // serialises AddBin
   std::vector<ResourceRef> bins_;  // owns the bins
   // Every table ever published stays alive until destruction (a reader may still hold one).
   std::vector<std::unique_ptr<BinTable>> tables_;

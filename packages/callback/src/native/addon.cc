@@ -1,6 +1,6 @@
 // @rmmjs/callback's addon: create(allocate, deallocate).
-#include "callback_memory_resource.h"
 #include "rmmjs/addon.hpp"
+#include "callback_memory_resource.h"
 
 namespace {
 
@@ -17,7 +17,7 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
   // Where the callbacks' memory lives is unknown: it may be either.
   uint32_t flags = RMMJS_RESOURCE_DEVICE_ACCESSIBLE | RMMJS_RESOURCE_HOST_ACCESSIBLE | RMMJS_RESOURCE_CALLS_JS;
   return js::NewResourceHandle<rmmjs::CallbackMemoryResource>(env, device, flags, js::EnvironmentOf(info), info[0],
-                                                               info[1]);
+                                                              info[1]);
 }
 
 }  // namespace

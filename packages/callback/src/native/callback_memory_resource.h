@@ -9,8 +9,8 @@
 
 #include <memory>
 
-#include "rmmjs/js_environment.hpp"
 #include "rmmjs/abi.h"
+#include "rmmjs/js_environment.hpp"
 
 namespace rmmjs {
 

@@ -65,15 +65,15 @@ extern "C" {
 
 typedef enum rmmjs_status {
   RMMJS_OK = 0,
-  RMMJS_ERR_OUT_OF_MEMORY = 1,     /* OutOfMemoryError, ERR_RMM_OUT_OF_MEMORY */
-  RMMJS_ERR_LOGIC = 2,             /* RMMError, ERR_RMM_LOGIC */
-  RMMJS_ERR_CUDA = 3,              /* CudaError, ERR_CUDA (cuda_code is set) */
-  RMMJS_ERR_INVALID_ARGUMENT = 4,  /* TypeError, ERR_INVALID_ARG_VALUE */
-  RMMJS_ERR_OUT_OF_RANGE = 5,      /* RangeError, ERR_OUT_OF_RANGE */
-  RMMJS_ERR_DISPOSED = 6,          /* RMMError, ERR_RMM_DISPOSED */
-  RMMJS_ERR_DRIVER_NOT_FOUND = 7,  /* CudaError, ERR_CUDA_DRIVER_NOT_FOUND */
-  RMMJS_ERR_NO_DEVICE = 8,         /* CudaError, ERR_CUDA_NO_DEVICE */
-  RMMJS_ERR_WRONG_THREAD = 9,      /* RMMError, ERR_RMM_WRONG_THREAD: JS callback from a foreign thread */
+  RMMJS_ERR_OUT_OF_MEMORY = 1,    /* OutOfMemoryError, ERR_RMM_OUT_OF_MEMORY */
+  RMMJS_ERR_LOGIC = 2,            /* RMMError, ERR_RMM_LOGIC */
+  RMMJS_ERR_CUDA = 3,             /* CudaError, ERR_CUDA (cuda_code is set) */
+  RMMJS_ERR_INVALID_ARGUMENT = 4, /* TypeError, ERR_INVALID_ARG_VALUE */
+  RMMJS_ERR_OUT_OF_RANGE = 5,     /* RangeError, ERR_OUT_OF_RANGE */
+  RMMJS_ERR_DISPOSED = 6,         /* RMMError, ERR_RMM_DISPOSED */
+  RMMJS_ERR_DRIVER_NOT_FOUND = 7, /* CudaError, ERR_CUDA_DRIVER_NOT_FOUND */
+  RMMJS_ERR_NO_DEVICE = 8,        /* CudaError, ERR_CUDA_NO_DEVICE */
+  RMMJS_ERR_WRONG_THREAD = 9,     /* RMMError, ERR_RMM_WRONG_THREAD: JS callback from a foreign thread */
   /* A JavaScript callback threw inside a native chain. The addon that called it took the error
    * (napi_get_and_clear_last_exception: Node-API keeps pending exceptions per addon) and handed
    * it to core's holdJsException (from '@rmmjs/core/addon'); propagate the status unchanged
@@ -98,8 +98,8 @@ typedef struct rmmjs_resource rmmjs_resource;
 #define RMMJS_RESOURCE_CALLS_JS 0x4u
 
 typedef struct rmmjs_resource_ops {
-  size_t size;            /* sizeof(rmmjs_resource_ops) the implementation was built with */
-  const char* type_name;  /* class name in JavaScript, e.g. "PoolMemoryResource" */
+  size_t size;           /* sizeof(rmmjs_resource_ops) the implementation was built with */
+  const char* type_name; /* class name in JavaScript, e.g. "PoolMemoryResource" */
   /* bytes > 0 (callers never pass 0). On success *out is 256-byte aligned. On failure:
    * set the error with core->set_error (or return RMMJS_ERR_JS_EXCEPTION) and return it. */
   rmmjs_status (*allocate)(rmmjs_resource* self, size_t bytes, rmmjs_stream stream, void** out);
@@ -114,17 +114,16 @@ typedef struct rmmjs_resource_ops {
 
 /* Whether ops (a table core accepted) has `member`: false for a member appended in a later minor
  * than the one the table was built against. */
-#define RMMJS_OPS_HAS(ops, member) \
-  ((ops)->size >= offsetof(rmmjs_resource_ops, member) + sizeof((ops)->member))
+#define RMMJS_OPS_HAS(ops, member) ((ops)->size >= offsetof(rmmjs_resource_ops, member) + sizeof((ops)->member))
 /* sizeof(rmmjs_resource_ops) in ABI 1.0 (to 1.2): the smallest table core accepts. */
 #define RMMJS_RESOURCE_OPS_SIZE_1_0 (offsetof(rmmjs_resource_ops, get_upstream) + sizeof(void*))
 
 /* The header every resource starts with. Initialise with core->resource_init_checked. */
 struct rmmjs_resource {
   const rmmjs_resource_ops* ops;
-  int64_t refcount;  /* touched only through core->retain / core->release */
-  int32_t device;    /* the CUDA device it was created for (0 in host mode) */
-  uint32_t flags;    /* RMMJS_RESOURCE_* */
+  int64_t refcount; /* touched only through core->retain / core->release */
+  int32_t device;   /* the CUDA device it was created for (0 in host mode) */
+  uint32_t flags;   /* RMMJS_RESOURCE_* */
   void* reserved[2];
 };
 
@@ -159,8 +158,7 @@ typedef struct rmmjs_core_api {
    * cannot: it makes a refused resource one whose allocate and deallocate fail with
    * RMMJS_ERR_LOGIC and the reason, and whose last release frees nothing (ops->destroy is not
    * trusted). refcount 1. */
-  void (*resource_init)(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device,
-                        uint32_t flags);
+  void (*resource_init)(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device, uint32_t flags);
   void (*retain)(rmmjs_resource* mr);
   void (*release)(rmmjs_resource* mr); /* destroys at zero */
   /* ops->allocate / ops->deallocate with size 0 handled (0 -> NULL, no call). */
@@ -172,11 +170,10 @@ typedef struct rmmjs_core_api {
   rmmjs_status (*get_current_device_resource)(rmmjs_resource** out);
   rmmjs_status (*get_per_device_resource)(int32_t device, rmmjs_resource** out);
   /* Retains mr; *previous (if not NULL) receives the old resource, retained. */
-  rmmjs_status (*set_per_device_resource)(int32_t device, rmmjs_resource* mr,
-                                          rmmjs_resource** previous);
+  rmmjs_status (*set_per_device_resource)(int32_t device, rmmjs_resource* mr, rmmjs_resource** previous);
 
   /* --- devices and contexts --- */
-  int (*cuda_available)(void);                 /* 1 with a driver and a device, 0 in host mode */
+  int (*cuda_available)(void);                    /* 1 with a driver and a device, 0 in host mode */
   const struct rmmjs_driver_api* (*driver)(void); /* NULL in host mode */
   rmmjs_status (*get_device_count)(int32_t* count);
   rmmjs_status (*get_current_device)(int32_t* device);
@@ -222,8 +219,8 @@ typedef struct rmmjs_core_api {
    * RMMJS_RESOURCE_OPS_SIZE_1_0, or a NULL allocate, deallocate or destroy is refused with
    * RMMJS_ERR_INVALID_ARGUMENT and a message saying what is wrong; mr is then untouched and
    * still the caller's to free. */
-  rmmjs_status (*resource_init_checked)(rmmjs_resource* mr, const rmmjs_resource_ops* ops,
-                                        int32_t device, uint32_t flags);
+  rmmjs_status (*resource_init_checked)(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device,
+                                        uint32_t flags);
   /* The layout of the table driver() returns (rmmjs/cuda_driver.h): its version
    * (RMMJS_DRIVER_API_VERSION of this core) and size (sizeof(rmmjs_driver_api) of this core).
    * Entry points are only appended, so one exists when its member lies within driver_size

@@ -100,7 +100,8 @@ template <bool kCallsJs>
 Napi::Value Init(const Napi::CallbackInfo& info) {
   ReceiveCoreApi(info);
   if constexpr (kCallsJs) {
-    if (!info[2].IsFunction()) ThrowTypeError(info.Env(), "init(coreApi, makeError, holdJsException) expects a function");
+    if (!info[2].IsFunction())
+      ThrowTypeError(info.Env(), "init(coreApi, makeError, holdJsException) expects a function");
     EnvironmentOf(info)->SetExceptionSink(info[2]);
   }
   return info.Env().Undefined();
@@ -123,11 +124,11 @@ Napi::Object ExportAddon(Napi::Env env, Napi::Object exports, const Method (&met
 }  // namespace js
 }  // namespace rmmjs
 
-#define RMMJS_ADDON_MODULE_(modname, calls_js, ...)                                 \
-  static const rmmjs::js::Method kRmmjsAddonMethods[] = {__VA_ARGS__};              \
-  static Napi::Object RmmjsAddonInit(Napi::Env env, Napi::Object exports) {         \
-    return rmmjs::js::ExportAddon<calls_js>(env, exports, kRmmjsAddonMethods);      \
-  }                                                                                 \
+#define RMMJS_ADDON_MODULE_(modname, calls_js, ...)                            \
+  static const rmmjs::js::Method kRmmjsAddonMethods[] = {__VA_ARGS__};         \
+  static Napi::Object RmmjsAddonInit(Napi::Env env, Napi::Object exports) {    \
+    return rmmjs::js::ExportAddon<calls_js>(env, exports, kRmmjsAddonMethods); \
+  }                                                                            \
   NODE_API_MODULE(modname, RmmjsAddonInit)
 
 // Defines the addon's module init: `init` plus the listed {"name", function} pairs.

@@ -81,66 +81,53 @@ enum {
 
 /* One function pointer per driver entry point, looked up by its exact (versioned) name. The
  * layout is append-only: a new entry point goes at the end, and RMMJS_DRIVER_API_VERSION goes up. */
-#define RMMJS_DRIVER_FUNCTIONS(X)                                                               \
-  X(cuGetErrorName, "cuGetErrorName", rmmjs_CUresult, (rmmjs_CUresult, const char**))           \
-  X(cuGetErrorString, "cuGetErrorString", rmmjs_CUresult, (rmmjs_CUresult, const char**))       \
-  X(cuInit, "cuInit", rmmjs_CUresult, (unsigned int))                                           \
-  X(cuDriverGetVersion, "cuDriverGetVersion", rmmjs_CUresult, (int*))                           \
-  X(cuDeviceGetCount, "cuDeviceGetCount", rmmjs_CUresult, (int*))                               \
-  X(cuDeviceGet, "cuDeviceGet", rmmjs_CUresult, (rmmjs_CUdevice*, int))                         \
-  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", rmmjs_CUresult, (int*, int, rmmjs_CUdevice))  \
-  X(cuDeviceGetName, "cuDeviceGetName", rmmjs_CUresult, (char*, int, rmmjs_CUdevice))           \
-  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", rmmjs_CUresult,                       \
-    (rmmjs_CUcontext*, rmmjs_CUdevice))                                                         \
-  X(cuCtxGetCurrent, "cuCtxGetCurrent", rmmjs_CUresult, (rmmjs_CUcontext*))                     \
-  X(cuCtxSetCurrent, "cuCtxSetCurrent", rmmjs_CUresult, (rmmjs_CUcontext))                      \
-  X(cuCtxGetDevice, "cuCtxGetDevice", rmmjs_CUresult, (rmmjs_CUdevice*))                        \
-  X(cuCtxSynchronize, "cuCtxSynchronize", rmmjs_CUresult, (void))                              \
-  X(cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", rmmjs_CUresult, (int*, int*))   \
-  X(cuMemGetInfo, "cuMemGetInfo_v2", rmmjs_CUresult, (size_t*, size_t*))                        \
-  X(cuMemAlloc, "cuMemAlloc_v2", rmmjs_CUresult, (rmmjs_CUdeviceptr*, size_t))                  \
-  X(cuMemFree, "cuMemFree_v2", rmmjs_CUresult, (rmmjs_CUdeviceptr))                             \
-  X(cuMemAllocManaged, "cuMemAllocManaged", rmmjs_CUresult,                                     \
-    (rmmjs_CUdeviceptr*, size_t, unsigned int))                                                 \
-  X(cuMemHostAlloc, "cuMemHostAlloc", rmmjs_CUresult, (void**, size_t, unsigned int))           \
-  X(cuMemFreeHost, "cuMemFreeHost", rmmjs_CUresult, (void*))                                    \
-  X(cuMemcpyAsync, "cuMemcpyAsync", rmmjs_CUresult,                                             \
-    (rmmjs_CUdeviceptr, rmmjs_CUdeviceptr, size_t, rmmjs_CUstream))                             \
-  X(cuMemsetD8Async, "cuMemsetD8Async", rmmjs_CUresult,                                         \
-    (rmmjs_CUdeviceptr, unsigned char, size_t, rmmjs_CUstream))                                 \
-  X(cuMemPrefetchAsync, "cuMemPrefetchAsync_v2", rmmjs_CUresult,                                \
-    (rmmjs_CUdeviceptr, size_t, rmmjs_CUmemLocation, unsigned int, rmmjs_CUstream))             \
-  X(cuMemAdvise, "cuMemAdvise_v2", rmmjs_CUresult,                                             \
-    (rmmjs_CUdeviceptr, size_t, int, rmmjs_CUmemLocation))                                      \
-  X(cuPointerGetAttribute, "cuPointerGetAttribute", rmmjs_CUresult,                             \
-    (void*, int, rmmjs_CUdeviceptr))                                                            \
-  X(cuMemRangeGetAttribute, "cuMemRangeGetAttribute", rmmjs_CUresult,                           \
-    (void*, size_t, int, rmmjs_CUdeviceptr, size_t))                                            \
-  X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", rmmjs_CUresult,                   \
-    (rmmjs_CUstream*, unsigned int, int))                                                       \
-  X(cuStreamDestroy, "cuStreamDestroy_v2", rmmjs_CUresult, (rmmjs_CUstream))                    \
-  X(cuStreamSynchronize, "cuStreamSynchronize", rmmjs_CUresult, (rmmjs_CUstream))               \
-  X(cuStreamQuery, "cuStreamQuery", rmmjs_CUresult, (rmmjs_CUstream))                           \
-  X(cuStreamGetId, "cuStreamGetId", rmmjs_CUresult, (rmmjs_CUstream, unsigned long long*))       \
-  X(cuStreamWaitEvent, "cuStreamWaitEvent", rmmjs_CUresult,                                     \
-    (rmmjs_CUstream, rmmjs_CUevent, unsigned int))                                              \
-  X(cuLaunchHostFunc, "cuLaunchHostFunc", rmmjs_CUresult,                                       \
-    (rmmjs_CUstream, rmmjs_CUhostFn, void*))                                                    \
-  X(cuEventCreate, "cuEventCreate", rmmjs_CUresult, (rmmjs_CUevent*, unsigned int))             \
-  X(cuEventDestroy, "cuEventDestroy_v2", rmmjs_CUresult, (rmmjs_CUevent))                       \
-  X(cuEventRecord, "cuEventRecord", rmmjs_CUresult, (rmmjs_CUevent, rmmjs_CUstream))            \
-  X(cuEventSynchronize, "cuEventSynchronize", rmmjs_CUresult, (rmmjs_CUevent))                  \
-  X(cuEventQuery, "cuEventQuery", rmmjs_CUresult, (rmmjs_CUevent))                              \
-  X(cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", rmmjs_CUresult,                     \
-    (rmmjs_CUmemoryPool*, rmmjs_CUdevice))                                                      \
-  X(cuMemPoolCreate, "cuMemPoolCreate", rmmjs_CUresult,                                         \
-    (rmmjs_CUmemoryPool*, const rmmjs_CUmemPoolProps*))                                         \
-  X(cuMemPoolDestroy, "cuMemPoolDestroy", rmmjs_CUresult, (rmmjs_CUmemoryPool))                 \
-  X(cuMemPoolSetAttribute, "cuMemPoolSetAttribute", rmmjs_CUresult,                             \
-    (rmmjs_CUmemoryPool, int, void*))                                                           \
-  X(cuMemPoolTrimTo, "cuMemPoolTrimTo", rmmjs_CUresult, (rmmjs_CUmemoryPool, size_t))           \
-  X(cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", rmmjs_CUresult,                         \
-    (rmmjs_CUdeviceptr*, size_t, rmmjs_CUmemoryPool, rmmjs_CUstream))                           \
+#define RMMJS_DRIVER_FUNCTIONS(X)                                                                                      \
+  X(cuGetErrorName, "cuGetErrorName", rmmjs_CUresult, (rmmjs_CUresult, const char**))                                  \
+  X(cuGetErrorString, "cuGetErrorString", rmmjs_CUresult, (rmmjs_CUresult, const char**))                              \
+  X(cuInit, "cuInit", rmmjs_CUresult, (unsigned int))                                                                  \
+  X(cuDriverGetVersion, "cuDriverGetVersion", rmmjs_CUresult, (int*))                                                  \
+  X(cuDeviceGetCount, "cuDeviceGetCount", rmmjs_CUresult, (int*))                                                      \
+  X(cuDeviceGet, "cuDeviceGet", rmmjs_CUresult, (rmmjs_CUdevice*, int))                                                \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", rmmjs_CUresult, (int*, int, rmmjs_CUdevice))                         \
+  X(cuDeviceGetName, "cuDeviceGetName", rmmjs_CUresult, (char*, int, rmmjs_CUdevice))                                  \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", rmmjs_CUresult, (rmmjs_CUcontext*, rmmjs_CUdevice))          \
+  X(cuCtxGetCurrent, "cuCtxGetCurrent", rmmjs_CUresult, (rmmjs_CUcontext*))                                            \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", rmmjs_CUresult, (rmmjs_CUcontext))                                             \
+  X(cuCtxGetDevice, "cuCtxGetDevice", rmmjs_CUresult, (rmmjs_CUdevice*))                                               \
+  X(cuCtxSynchronize, "cuCtxSynchronize", rmmjs_CUresult, (void))                                                      \
+  X(cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", rmmjs_CUresult, (int*, int*))                          \
+  X(cuMemGetInfo, "cuMemGetInfo_v2", rmmjs_CUresult, (size_t*, size_t*))                                               \
+  X(cuMemAlloc, "cuMemAlloc_v2", rmmjs_CUresult, (rmmjs_CUdeviceptr*, size_t))                                         \
+  X(cuMemFree, "cuMemFree_v2", rmmjs_CUresult, (rmmjs_CUdeviceptr))                                                    \
+  X(cuMemAllocManaged, "cuMemAllocManaged", rmmjs_CUresult, (rmmjs_CUdeviceptr*, size_t, unsigned int))                \
+  X(cuMemHostAlloc, "cuMemHostAlloc", rmmjs_CUresult, (void**, size_t, unsigned int))                                  \
+  X(cuMemFreeHost, "cuMemFreeHost", rmmjs_CUresult, (void*))                                                           \
+  X(cuMemcpyAsync, "cuMemcpyAsync", rmmjs_CUresult, (rmmjs_CUdeviceptr, rmmjs_CUdeviceptr, size_t, rmmjs_CUstream))    \
+  X(cuMemsetD8Async, "cuMemsetD8Async", rmmjs_CUresult, (rmmjs_CUdeviceptr, unsigned char, size_t, rmmjs_CUstream))    \
+  X(cuMemPrefetchAsync, "cuMemPrefetchAsync_v2", rmmjs_CUresult,                                                       \
+    (rmmjs_CUdeviceptr, size_t, rmmjs_CUmemLocation, unsigned int, rmmjs_CUstream))                                    \
+  X(cuMemAdvise, "cuMemAdvise_v2", rmmjs_CUresult, (rmmjs_CUdeviceptr, size_t, int, rmmjs_CUmemLocation))              \
+  X(cuPointerGetAttribute, "cuPointerGetAttribute", rmmjs_CUresult, (void*, int, rmmjs_CUdeviceptr))                   \
+  X(cuMemRangeGetAttribute, "cuMemRangeGetAttribute", rmmjs_CUresult, (void*, size_t, int, rmmjs_CUdeviceptr, size_t)) \
+  X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", rmmjs_CUresult, (rmmjs_CUstream*, unsigned int, int))    \
+  X(cuStreamDestroy, "cuStreamDestroy_v2", rmmjs_CUresult, (rmmjs_CUstream))                                           \
+  X(cuStreamSynchronize, "cuStreamSynchronize", rmmjs_CUresult, (rmmjs_CUstream))                                      \
+  X(cuStreamQuery, "cuStreamQuery", rmmjs_CUresult, (rmmjs_CUstream))                                                  \
+  X(cuStreamGetId, "cuStreamGetId", rmmjs_CUresult, (rmmjs_CUstream, unsigned long long*))                             \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent", rmmjs_CUresult, (rmmjs_CUstream, rmmjs_CUevent, unsigned int))             \
+  X(cuLaunchHostFunc, "cuLaunchHostFunc", rmmjs_CUresult, (rmmjs_CUstream, rmmjs_CUhostFn, void*))                     \
+  X(cuEventCreate, "cuEventCreate", rmmjs_CUresult, (rmmjs_CUevent*, unsigned int))                                    \
+  X(cuEventDestroy, "cuEventDestroy_v2", rmmjs_CUresult, (rmmjs_CUevent))                                              \
+  X(cuEventRecord, "cuEventRecord", rmmjs_CUresult, (rmmjs_CUevent, rmmjs_CUstream))                                   \
+  X(cuEventSynchronize, "cuEventSynchronize", rmmjs_CUresult, (rmmjs_CUevent))                                         \
+  X(cuEventQuery, "cuEventQuery", rmmjs_CUresult, (rmmjs_CUevent))                                                     \
+  X(cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", rmmjs_CUresult, (rmmjs_CUmemoryPool*, rmmjs_CUdevice))     \
+  X(cuMemPoolCreate, "cuMemPoolCreate", rmmjs_CUresult, (rmmjs_CUmemoryPool*, const rmmjs_CUmemPoolProps*))            \
+  X(cuMemPoolDestroy, "cuMemPoolDestroy", rmmjs_CUresult, (rmmjs_CUmemoryPool))                                        \
+  X(cuMemPoolSetAttribute, "cuMemPoolSetAttribute", rmmjs_CUresult, (rmmjs_CUmemoryPool, int, void*))                  \
+  X(cuMemPoolTrimTo, "cuMemPoolTrimTo", rmmjs_CUresult, (rmmjs_CUmemoryPool, size_t))                                  \
+  X(cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", rmmjs_CUresult,                                                \
+    (rmmjs_CUdeviceptr*, size_t, rmmjs_CUmemoryPool, rmmjs_CUstream))                                                  \
   X(cuMemFreeAsync, "cuMemFreeAsync", rmmjs_CUresult, (rmmjs_CUdeviceptr, rmmjs_CUstream))
 
 typedef struct rmmjs_driver_api {
@@ -161,8 +148,7 @@ static inline size_t rmmjs_driver_size(const rmmjs_core_api* core) {
 
 /* Whether core's driver table has the entry point `member` (a table from an older core may end
  * before it). The pointer itself is set whenever core->driver() is not NULL. */
-#define RMMJS_DRIVER_HAS(core, member) \
-  (rmmjs_driver_size(core) >= offsetof(rmmjs_driver_api, member) + sizeof(void*))
+#define RMMJS_DRIVER_HAS(core, member) (rmmjs_driver_size(core) >= offsetof(rmmjs_driver_api, member) + sizeof(void*))
 
 #ifdef __cplusplus
 }

@@ -70,9 +70,9 @@ class JsEnvironment {
   napi_env env_;
   std::thread::id thread_;
   std::atomic<bool> alive_{true};
-  std::mutex mutex_;                       // guards everything below and JsFunctions::refs_
-  std::unordered_set<JsFunctions*> live_;  // whose references Teardown deletes
-  std::vector<napi_ref> orphans_;          // of functions released on another thread
+  std::mutex mutex_;                         // guards everything below and JsFunctions::refs_
+  std::unordered_set<JsFunctions*> live_;    // whose references Teardown deletes
+  std::vector<napi_ref> orphans_;            // of functions released on another thread
   napi_threadsafe_function wake_ = nullptr;  // runs DeleteOrphans there; null once finalized
   napi_ref exception_sink_ = nullptr;
 };
@@ -94,8 +94,7 @@ class JsFunctions {
   // Calls function `index` with undefined as `this`. Only where Reach() is kHere, inside a
   // handle scope. An exception: see JsEnvironment::HandOverException. An environment that can
   // no longer run JavaScript (it is shutting down): RMMJS_ERR_WRONG_THREAD.
-  rmmjs_status Call(size_t index, size_t argc, const napi_value* argv, napi_value* result,
-                    const std::string& context);
+  rmmjs_status Call(size_t index, size_t argc, const napi_value* argv, napi_value* result, const std::string& context);
 
   // "cannot run on this thread (...)": why a function of reach `reach` was not called.
   static std::string Explain(JsReach reach);

@@ -45,8 +45,8 @@ inline bool HasTag(Napi::Env env, napi_value value, const napi_type_tag& tag) {
 }
 
 // An error object of the class status stands for (see rmmjs/abi.h), with the given message.
-inline Napi::Value MakeError(Napi::Env env, rmmjs_status status, const std::string& message,
-                             int cuda_code = 0, const char* node_code = nullptr) {
+inline Napi::Value MakeError(Napi::Env env, rmmjs_status status, const std::string& message, int cuda_code = 0,
+                             const char* node_code = nullptr) {
   AddonData& data = Data(env);
   if (data.make_error.IsEmpty()) return Napi::Error::New(env, message).Value();
   return data.make_error.Call({Napi::Number::New(env, status), Napi::String::New(env, message),
@@ -85,10 +85,8 @@ inline void ReceiveCoreApi(const Napi::CallbackInfo& info) {
   auto* api = static_cast<const rmmjs_core_api*>(info[0].As<Napi::External<void>>().Data());
   if (!rmmjs_core_api_compatible(api)) {
     throw Napi::Error::New(env, "@rmmjs/core's C ABI " + std::to_string(api->abi_major) + "." +
-                                    std::to_string(api->abi_minor) +
-                                    " does not match this addon's (" +
-                                    std::to_string(RMMJS_ABI_MAJOR) + "." +
-                                    std::to_string(RMMJS_ABI_MINOR) +
+                                    std::to_string(api->abi_minor) + " does not match this addon's (" +
+                                    std::to_string(RMMJS_ABI_MAJOR) + "." + std::to_string(RMMJS_ABI_MINOR) +
                                     "): install matching versions of @rmmjs packages");
   }
   g_core_api = api;
@@ -98,18 +96,15 @@ inline void ReceiveCoreApi(const Napi::CallbackInfo& info) {
 // The resource a JS handle carries (borrowed), or a TypeError naming `what`, or
 // ERR_RMM_DISPOSED when the handle was disposed. Hot paths whose handle came from a
 // DeviceMemoryResource's private field (tag checked at construction) pass check_tag = false.
-inline rmmjs_resource* ResourceArg(Napi::Env env, napi_value value, const char* what,
-                                   bool check_tag = true) {
+inline rmmjs_resource* ResourceArg(Napi::Env env, napi_value value, const char* what, bool check_tag = true) {
   void* data = nullptr;
-  if ((check_tag && !HasTag(env, value, kResourceTag)) ||
-      napi_get_value_external(env, value, &data) != napi_ok || data == nullptr ||
-      static_cast<rmmjs_resource_handle*>(data)->magic != RMMJS_RESOURCE_HANDLE_MAGIC) {
+  if ((check_tag && !HasTag(env, value, kResourceTag)) || napi_get_value_external(env, value, &data) != napi_ok ||
+      data == nullptr || static_cast<rmmjs_resource_handle*>(data)->magic != RMMJS_RESOURCE_HANDLE_MAGIC) {
     ThrowTypeError(env, std::string(what) + " must be a DeviceMemoryResource");
   }
   rmmjs_resource* mr = static_cast<rmmjs_resource_handle*>(data)->resource;
   if (mr == nullptr) {
-    throw Napi::Error(env, MakeError(env, RMMJS_ERR_DISPOSED,
-                                     std::string(what) + " was disposed and cannot be used"));
+    throw Napi::Error(env, MakeError(env, RMMJS_ERR_DISPOSED, std::string(what) + " was disposed and cannot be used"));
   }
   return mr;
 }

@@ -68,7 +68,8 @@ rmmjs_status Guarded(Op&& op) {
   try {
     return op();
   } catch (const std::bad_alloc&) {
-    return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, (std::string(T::kTypeName) + ": out of host memory").c_str());
+    return CoreApi()->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0,
+                                (std::string(T::kTypeName) + ": out of host memory").c_str());
   } catch (const std::exception& error) {
     return CoreApi()->set_error(RMMJS_ERR_LOGIC, 0, error.what());
   }

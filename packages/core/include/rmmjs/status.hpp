@@ -11,10 +11,10 @@
 #include "rmmjs/resource.hpp"
 
 // Returns the status of expr from the enclosing function when it is not RMMJS_OK.
-#define RMMJS_TRY(expr)                                            \
-  do {                                                             \
-    rmmjs_status rmmjs_try_status_ = (expr);                       \
-    if (rmmjs_try_status_ != RMMJS_OK) return rmmjs_try_status_;   \
+#define RMMJS_TRY(expr)                                          \
+  do {                                                           \
+    rmmjs_status rmmjs_try_status_ = (expr);                     \
+    if (rmmjs_try_status_ != RMMJS_OK) return rmmjs_try_status_; \
   } while (0)
 
 namespace rmmjs {

@@ -108,8 +108,8 @@ struct StreamState {
   static constexpr size_t kNoSlot = SIZE_MAX;
   StreamState(rmmjs_stream stream, bool lazy) : lazy(lazy), stream(stream) {}
   // First what allocations and frees touch.
-  bool lazy;              // the legacy default stream: recorded when another stream takes its blocks
-  bool recorded = false;  // the event was recorded: a stream taking these blocks waits on it
+  bool lazy;                       // the legacy default stream: recorded when another stream takes its blocks
+  bool recorded = false;           // the event was recorded: a stream taking these blocks waits on it
   size_t nonempty_slot = kNoSlot;  // its place among the resource's lists that may hold blocks
   uint64_t frees = 0;              // times blocks were put on the list
   FreeList free;
@@ -137,8 +137,10 @@ class Growth {
       bool holds = false;
       for (const FreeList* list : lists) holds = holds || list == &state->free;
       if (!holds) continue;
-      if (state->lazy && state->frees != 0) work.push_back({state->stream, nullptr});
-      else if (!state->lazy && state->recorded) work.push_back({state->stream, state->event});
+      if (state->lazy && state->frees != 0)
+        work.push_back({state->stream, nullptr});
+      else if (!state->lazy && state->recorded)
+        work.push_back({state->stream, state->event});
     }
     return work;
   }
@@ -190,8 +192,10 @@ class StreamOrderedResource {
       DeviceContext context(device_);
       for (const auto& state : states_) {
         rmmjs_status status = RMMJS_OK;
-        if (state->lazy && state->frees != 0) status = api->stream_synchronize(state->stream);
-        else if (!state->lazy && state->recorded) status = api->event_synchronize(state->event);
+        if (state->lazy && state->frees != 0)
+          status = api->stream_synchronize(state->stream);
+        else if (!state->lazy && state->recorded)
+          status = api->event_synchronize(state->event);
         if (status != RMMJS_OK) {
           LogAt(RMMJS_LOG_ERROR, std::string(kTypeName) + ": waiting for the streams failed: " + LastErrorMessage());
         }
@@ -346,8 +350,7 @@ class StreamOrderedResource {
 
   // RMM's first pass: a block from another stream's list, after `stream` waits on that stream's
   // event. Here the best fit over all other lists (RMM takes the first list with any fit).
-  rmmjs_status TakeFromOtherStream(Lock& lock, StreamState& own, rmmjs_stream stream, size_t size,
-                                   uintptr_t* out) {
+  rmmjs_status TakeFromOtherStream(Lock& lock, StreamState& own, rmmjs_stream stream, size_t size, uintptr_t* out) {
     StreamState* donor = nullptr;
     size_t donor_fit = 0;
     for (size_t i = 0; i < nonempty_.size();) {
@@ -402,8 +405,8 @@ class StreamOrderedResource {
     const std::string message = LastErrorMessage();
     const int cuda_code = CoreApi()->error_cuda_code();
     if (GuardHostMemory(kTypeName, [&] { return blocks_.Free(donor.free, ptr, size); }) != RMMJS_OK) {
-      LogAt(RMMJS_LOG_ERROR, std::string(kTypeName) + ": a free block is lost until the resource is destroyed: " +
-                                 LastErrorMessage());
+      LogAt(RMMJS_LOG_ERROR,
+            std::string(kTypeName) + ": a free block is lost until the resource is destroyed: " + LastErrorMessage());
       CoreApi()->set_error(failure, cuda_code, message.c_str());
     }
     MayHoldBlocks(donor);

@@ -24,8 +24,8 @@ static Napi::Object InitCore(Napi::Env env, Napi::Object exports) {
   napi_create_external(env, const_cast<rmmjs_core_api*>(CoreApiTable()), nullptr, nullptr, &api);
   napi_type_tag_object(env, api, &js::kCoreApiTag);
   exports.Set("coreApi", Napi::Value(env, api));
-  exports.Set("abiVersion", Napi::String::New(env, std::to_string(RMMJS_ABI_MAJOR) + "." +
-                                                       std::to_string(RMMJS_ABI_MINOR)));
+  exports.Set("abiVersion",
+              Napi::String::New(env, std::to_string(RMMJS_ABI_MAJOR) + "." + std::to_string(RMMJS_ABI_MINOR)));
   exports.Set("init", Napi::Function::New(env, Init));
   bind::RegisterCuda(env, exports);
   bind::RegisterResources(env, exports);

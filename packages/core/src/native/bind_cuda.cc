@@ -13,9 +13,7 @@ namespace {
 Napi::Value DriverInfoJs(const Napi::CallbackInfo& info) {
   const DriverInfo& driver = Driver();
   Napi::Object out = Napi::Object::New(info.Env());
-  const char* mode = driver.mode == DriverMode::kCuda ? "cuda"
-                     : driver.mode == DriverMode::kHost ? "host"
-                                                         : "broken";
+  const char* mode = driver.mode == DriverMode::kCuda ? "cuda" : driver.mode == DriverMode::kHost ? "host" : "broken";
   out.Set("mode", mode);
   out.Set("reason", driver.reason);
   out.Set("library", driver.library);
@@ -107,8 +105,7 @@ Napi::Value LastPrefetchLocationJs(const Napi::CallbackInfo& info) {
 
 Napi::Value IsManagedJs(const Napi::CallbackInfo& info) {
   CurrentDeviceContext context(info.Env());
-  return Napi::Boolean::New(
-      info.Env(), IsManaged(reinterpret_cast<void*>(PointerArg(info.Env(), info[0], "ptr"))));
+  return Napi::Boolean::New(info.Env(), IsManaged(reinterpret_cast<void*>(PointerArg(info.Env(), info[0], "ptr"))));
 }
 
 }  // namespace

@@ -17,23 +17,23 @@ rmmjs_log_level LevelArg(Napi::Env env, const Napi::Value& value) {
 
 void RegisterLogger(Napi::Env env, Napi::Object exports) {
   exports.Set("setLogLevel", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    SetLogLevel(LevelArg(info.Env(), info[0]));
-  }));
+                SetLogLevel(LevelArg(info.Env(), info[0]));
+              }));
   exports.Set("getLogLevel", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), GetLogLevel());
-  }));
+                return Napi::Number::New(info.Env(), GetLogLevel());
+              }));
   exports.Set("setFlushLevel", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    SetFlushLevel(LevelArg(info.Env(), info[0]));
-  }));
+                SetFlushLevel(LevelArg(info.Env(), info[0]));
+              }));
   exports.Set("getFlushLevel", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), GetFlushLevel());
-  }));
+                return Napi::Number::New(info.Env(), GetFlushLevel());
+              }));
   exports.Set("shouldLog", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    return Napi::Boolean::New(info.Env(), ShouldLog(LevelArg(info.Env(), info[0])));
-  }));
+                return Napi::Boolean::New(info.Env(), ShouldLog(LevelArg(info.Env(), info[0])));
+              }));
   exports.Set("log", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    Log(LevelArg(info.Env(), info[0]), info[1].ToString().Utf8Value());
-  }));
+                Log(LevelArg(info.Env(), info[0]), info[1].ToString().Utf8Value());
+              }));
   exports.Set("flushLog", Napi::Function::New(env, [](const Napi::CallbackInfo&) { FlushLog(); }));
 }
 

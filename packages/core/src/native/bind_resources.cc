@@ -166,8 +166,8 @@ Napi::Value ResourceUpstreamJs(const Napi::CallbackInfo& info) {
 
 Napi::Value ResourceIsEqualJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Napi::Boolean::New(env, IsEqual(js::ResourceArg(env, info[0], "mr"),
-                                         js::ResourceArg(env, info[1], "other")) != 0);
+  return Napi::Boolean::New(env,
+                            IsEqual(js::ResourceArg(env, info[0], "mr"), js::ResourceArg(env, info[1], "other")) != 0);
 }
 
 Napi::Value ResourceDisposeJs(const Napi::CallbackInfo& info) {

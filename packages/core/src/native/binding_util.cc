@@ -17,15 +17,12 @@ StreamObject* StreamArg(Napi::Env env, napi_value value) {
   }
   StreamObject* stream = static_cast<StreamHandle*>(data)->stream;
   if (stream == nullptr) {
-    throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_DISPOSED,
-                                         "stream was disposed and cannot be used"));
+    throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_DISPOSED, "stream was disposed and cannot be used"));
   }
   return stream;
 }
 
-rmmjs_stream StreamHandleArg(Napi::Env env, napi_value value) {
-  return StreamArg(env, value)->handle();
-}
+rmmjs_stream StreamHandleArg(Napi::Env env, napi_value value) { return StreamArg(env, value)->handle(); }
 
 Napi::Value WrapStream(Napi::Env env, StreamObject* stream) {
   auto* handle = new StreamHandle{StreamHandle::kMagic, stream};

@@ -26,11 +26,11 @@ struct StreamHandle {
 
 inline size_t SizeArg(Napi::Env env, napi_value value, const char* what) {
   double number = 0;
-  if (napi_get_value_double(env, value, &number) != napi_ok || !(number >= 0) ||
-      number > 9007199254740991.0 || number != static_cast<double>(static_cast<uint64_t>(number))) {
-    throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_OUT_OF_RANGE,
-                                         std::string("The value of \"") + what + "\" is out of range",
-                                         0, "ERR_OUT_OF_RANGE"));
+  if (napi_get_value_double(env, value, &number) != napi_ok || !(number >= 0) || number > 9007199254740991.0 ||
+      number != static_cast<double>(static_cast<uint64_t>(number))) {
+    throw Napi::Error(
+        env, js::MakeError(env, RMMJS_ERR_OUT_OF_RANGE, std::string("The value of \"") + what + "\" is out of range", 0,
+                           "ERR_OUT_OF_RANGE"));
   }
   return static_cast<size_t>(number);
 }

@@ -38,8 +38,8 @@ class PoolResource {
     ContextScope scope(device_, ContextCheck::kTrust);
     RMMJS_TRY(scope.status());
     rmmjs_CUdeviceptr ptr = 0;
-    int result = DriverApi()->cuMemAllocFromPoolAsync(&ptr, bytes, PoolOf(pool_),
-                                                      reinterpret_cast<rmmjs_CUstream>(stream));
+    int result =
+        DriverApi()->cuMemAllocFromPoolAsync(&ptr, bytes, PoolOf(pool_), reinterpret_cast<rmmjs_CUstream>(stream));
     if (result != RMMJS_CUDA_SUCCESS) return AllocationFailure(result, "cuMemAllocFromPoolAsync", bytes);
     *out = reinterpret_cast<void*>(ptr);
     return RMMJS_OK;
@@ -48,8 +48,8 @@ class PoolResource {
   rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
     ContextScope scope(device_, ContextCheck::kTrust);
     RMMJS_TRY(scope.status());
-    int result = DriverApi()->cuMemFreeAsync(reinterpret_cast<rmmjs_CUdeviceptr>(ptr),
-                                             reinterpret_cast<rmmjs_CUstream>(stream));
+    int result =
+        DriverApi()->cuMemFreeAsync(reinterpret_cast<rmmjs_CUdeviceptr>(ptr), reinterpret_cast<rmmjs_CUstream>(stream));
     if (result != RMMJS_CUDA_SUCCESS) return FreeFailure(result, "cuMemFreeAsync", kTypeName, bytes);
     return RMMJS_OK;
   }
@@ -79,14 +79,14 @@ rmmjs_status RequireMemoryPools(int device) {
 
 }  // namespace
 
-rmmjs_status CreateCudaAsyncMemoryResource(int device, const size_t* initial_pool_size,
-                                           const size_t* release_threshold, bool enable_ipc,
-                                           rmmjs_resource** out) {
+rmmjs_status CreateCudaAsyncMemoryResource(int device, const size_t* initial_pool_size, const size_t* release_threshold,
+                                           bool enable_ipc, rmmjs_resource** out) {
   RMMJS_TRY(RequireMemoryPools(device));
   const rmmjs_driver_api* api = DriverApi();
   if (enable_ipc) {
     int handle_types = 0;
-    int result = api->cuDeviceGetAttribute(&handle_types, RMMJS_CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, device);
+    int result =
+        api->cuDeviceGetAttribute(&handle_types, RMMJS_CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, device);
     if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuDeviceGetAttribute");
     if ((handle_types & RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) == 0) {
       return SetError(RMMJS_ERR_LOGIC, "Requested IPC memory handle type not supported");

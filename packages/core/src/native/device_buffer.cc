@@ -22,13 +22,15 @@ rmmjs_status KeepingError(rmmjs_status status, Cleanup cleanup) {
   return SetError(status, cuda_code, std::move(message));
 }
 
-void LogFailure(const char* what) { Log(RMMJS_LOG_ERROR, std::string("DeviceBuffer: ") + what + ": " + ErrorMessage()); }
+void LogFailure(const char* what) {
+  Log(RMMJS_LOG_ERROR, std::string("DeviceBuffer: ") + what + ": " + ErrorMessage());
+}
 
 rmmjs_status CheckRange(size_t offset, size_t bytes, size_t capacity) {
   if (offset <= capacity && bytes <= capacity - offset) return RMMJS_OK;
   return SetError(RMMJS_ERR_OUT_OF_RANGE, "DeviceBuffer: a copy of " + std::to_string(bytes) + " bytes at offset " +
-                                              std::to_string(offset) + " does not fit in " +
-                                              std::to_string(capacity) + " bytes");
+                                              std::to_string(offset) + " does not fit in " + std::to_string(capacity) +
+                                              " bytes");
 }
 
 }  // namespace
@@ -49,8 +51,7 @@ class DeviceBuffer::Busy {
   DeviceBuffer* buffer_;
 };
 
-DeviceBuffer::DeviceBuffer(rmmjs_resource* mr, StreamObject* stream)
-    : mr_(mr), stream_(stream), device_(mr->device) {
+DeviceBuffer::DeviceBuffer(rmmjs_resource* mr, StreamObject* stream) : mr_(mr), stream_(stream), device_(mr->device) {
   Retain(mr_);
   stream_->Retain();
 }
@@ -122,7 +123,6 @@ rmmjs_status DeviceBuffer::EndAsync() {
   --pending_async_;
   return Unpinned();
 }
-
 
 rmmjs_status DeviceBuffer::FreedWhile(const char* operation) const {
   return SetError(RMMJS_ERR_DISPOSED, std::string("DeviceBuffer was freed while it was being ") + operation +
@@ -217,7 +217,8 @@ rmmjs_status DeviceBuffer::CopyToHost(void* dst, size_t bytes, const StreamObjec
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
   char* src = static_cast<char*>(data_) + offset;
-  if (ShouldStage(dst, bytes)) return StagedCopy(CopyDirection::kDeviceToHost, src, dst, bytes, stream->handle(), device);
+  if (ShouldStage(dst, bytes))
+    return StagedCopy(CopyDirection::kDeviceToHost, src, dst, bytes, stream->handle(), device);
   RMMJS_TRY(MemcpyAsync(dst, src, bytes, stream->handle()));
   return StreamSynchronizeOnDevice(stream->handle(), device);
 }

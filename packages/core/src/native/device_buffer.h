@@ -73,8 +73,8 @@ class DeviceBuffer {
   rmmjs_status FreedWhile(const char* operation) const;
   void SetStream(StreamObject* stream);
 
-  rmmjs_resource* mr_;     // one reference (null once the memory is returned)
-  StreamObject* stream_;   // one reference (null once the memory is returned)
+  rmmjs_resource* mr_;    // one reference (null once the memory is returned)
+  StreamObject* stream_;  // one reference (null once the memory is returned)
   int device_;
   void* data_ = nullptr;
   size_t size_ = 0;

@@ -53,8 +53,7 @@ void Load(DriverState& state) {
     const char* why = dlerror();
     if (explicit_path) {
       info.mode = DriverMode::kBroken;
-      info.reason = "RMMJS_CUDA_LIBRARY=" + info.library + " could not be loaded (" +
-                    (why ? why : "unknown error") +
+      info.reason = "RMMJS_CUDA_LIBRARY=" + info.library + " could not be loaded (" + (why ? why : "unknown error") +
                     "). Point it at a CUDA driver library (libcuda.so.1) or unset it.";
     } else {
       info.host_status = RMMJS_ERR_DRIVER_NOT_FOUND;
@@ -68,8 +67,8 @@ void Load(DriverState& state) {
   }
 
   std::string missing;
-#define RMMJS_LOAD_SYMBOL(name, symbol, ret, args)                                   \
-  state.api.name = reinterpret_cast<ret(*) args>(dlsym(handle, symbol));           \
+#define RMMJS_LOAD_SYMBOL(name, symbol, ret, args)                       \
+  state.api.name = reinterpret_cast<ret(*) args>(dlsym(handle, symbol)); \
   if (state.api.name == nullptr) missing += std::string(missing.empty() ? "" : ", ") + symbol;
   RMMJS_DRIVER_FUNCTIONS(RMMJS_LOAD_SYMBOL)
 #undef RMMJS_LOAD_SYMBOL
@@ -93,10 +92,10 @@ void Load(DriverState& state) {
   info.host_status = RMMJS_ERR_NO_DEVICE;
   const char* name = nullptr;
   state.api.cuGetErrorName(result, &name);
-  info.reason = "The CUDA driver (" + info.library + ") found no usable GPU (" +
-                (result == RMMJS_CUDA_SUCCESS ? std::string("device count 0")
-                                              : std::string(name ? name : "cuInit failed")) +
-                "). Check that a GPU is installed and visible (nvidia-smi, CUDA_VISIBLE_DEVICES).";
+  info.reason =
+      "The CUDA driver (" + info.library + ") found no usable GPU (" +
+      (result == RMMJS_CUDA_SUCCESS ? std::string("device count 0") : std::string(name ? name : "cuInit failed")) +
+      "). Check that a GPU is installed and visible (nvidia-smi, CUDA_VISIBLE_DEVICES).";
   if (explicit_path && result != RMMJS_CUDA_SUCCESS && result != RMMJS_CUDA_ERROR_NO_DEVICE) {
     info.mode = DriverMode::kBroken;
   }
@@ -144,10 +143,9 @@ rmmjs_status ValidateDevice(int device) {
   RMMJS_TRY(RequireUsableDriver());
   int count = CudaAvailable() ? Driver().device_count : 1;
   if (device < 0 || device >= count) {
-    return SetError(RMMJS_ERR_OUT_OF_RANGE,
-                    "Invalid device " + std::to_string(device) + ": " +
-                        (CudaAvailable() ? "it must be >= 0 and < " + std::to_string(count)
-                                         : std::string("only device 0 exists in host mode")));
+    return SetError(RMMJS_ERR_OUT_OF_RANGE, "Invalid device " + std::to_string(device) + ": " +
+                                                (CudaAvailable() ? "it must be >= 0 and < " + std::to_string(count)
+                                                                 : std::string("only device 0 exists in host mode")));
   }
   return RMMJS_OK;
 }

@@ -14,13 +14,13 @@ template <class A, class B>
 struct SameShape : std::false_type {};
 template <class RA, class... A, class RB, class... B>
 struct SameShape<RA (*)(A...), RB (*)(B...)> {
-  static constexpr bool value = sizeof...(A) == sizeof...(B) && sizeof(RA) == sizeof(RB) &&
-                                ((sizeof(A) == sizeof(B)) && ...);
+  static constexpr bool value =
+      sizeof...(A) == sizeof...(B) && sizeof(RA) == sizeof(RB) && ((sizeof(A) == sizeof(B)) && ...);
 };
 
 // cuda.h maps the unversioned names (cuMemAlloc) to the versioned symbols (cuMemAlloc_v2), so
 // &::name is the function our table loads by its versioned name.
-#define RMMJS_CHECK_SIGNATURE(name, symbol, ret, args)                                   \
+#define RMMJS_CHECK_SIGNATURE(name, symbol, ret, args)                                 \
   static_assert(SameShape<decltype(rmmjs_driver_api::name), decltype(&::name)>::value, \
                 "signature of " symbol " differs from cuda.h");
 RMMJS_DRIVER_FUNCTIONS(RMMJS_CHECK_SIGNATURE)
@@ -41,24 +41,35 @@ static_assert(static_cast<int>(RMMJS_CU_EVENT_DISABLE_TIMING) == static_cast<int
 static_assert(static_cast<int>(RMMJS_CU_MEM_ATTACH_GLOBAL) == static_cast<int>(CU_MEM_ATTACH_GLOBAL));
 static_assert(static_cast<int>(RMMJS_CU_MEMHOSTALLOC_PORTABLE) == static_cast<int>(CU_MEMHOSTALLOC_PORTABLE));
 static_assert(static_cast<int>(RMMJS_CU_MEMHOSTALLOC_DEVICEMAP) == static_cast<int>(CU_MEMHOSTALLOC_DEVICEMAP));
-static_assert(static_cast<int>(RMMJS_CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS) == static_cast<int>(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS));
-static_assert(static_cast<int>(RMMJS_CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS) == static_cast<int>(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS));
-static_assert(static_cast<int>(RMMJS_CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED) == static_cast<int>(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED));
-static_assert(static_cast<int>(RMMJS_CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES) == static_cast<int>(CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES));
-static_assert(static_cast<int>(RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE) == static_cast<int>(CU_POINTER_ATTRIBUTE_MEMORY_TYPE));
-static_assert(static_cast<int>(RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED) == static_cast<int>(CU_POINTER_ATTRIBUTE_IS_MANAGED));
+static_assert(static_cast<int>(RMMJS_CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS) ==
+              static_cast<int>(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS));
+static_assert(static_cast<int>(RMMJS_CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS) ==
+              static_cast<int>(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS));
+static_assert(static_cast<int>(RMMJS_CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED) ==
+              static_cast<int>(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED));
+static_assert(static_cast<int>(RMMJS_CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES) ==
+              static_cast<int>(CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES));
+static_assert(static_cast<int>(RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE) ==
+              static_cast<int>(CU_POINTER_ATTRIBUTE_MEMORY_TYPE));
+static_assert(static_cast<int>(RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED) ==
+              static_cast<int>(CU_POINTER_ATTRIBUTE_IS_MANAGED));
 static_assert(static_cast<int>(RMMJS_CU_MEMORYTYPE_HOST) == static_cast<int>(CU_MEMORYTYPE_HOST));
 static_assert(static_cast<int>(RMMJS_CU_MEMORYTYPE_DEVICE) == static_cast<int>(CU_MEMORYTYPE_DEVICE));
-static_assert(static_cast<int>(RMMJS_CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE) == static_cast<int>(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE));
-static_assert(static_cast<int>(RMMJS_CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID) == static_cast<int>(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID));
+static_assert(static_cast<int>(RMMJS_CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE) ==
+              static_cast<int>(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE));
+static_assert(static_cast<int>(RMMJS_CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID) ==
+              static_cast<int>(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID));
 static_assert(static_cast<int>(RMMJS_CU_MEM_LOCATION_TYPE_INVALID) == static_cast<int>(CU_MEM_LOCATION_TYPE_INVALID));
 static_assert(static_cast<int>(RMMJS_CU_MEM_LOCATION_TYPE_DEVICE) == static_cast<int>(CU_MEM_LOCATION_TYPE_DEVICE));
 static_assert(static_cast<int>(RMMJS_CU_MEM_LOCATION_TYPE_HOST) == static_cast<int>(CU_MEM_LOCATION_TYPE_HOST));
 static_assert(static_cast<int>(RMMJS_CU_MEM_ALLOCATION_TYPE_PINNED) == static_cast<int>(CU_MEM_ALLOCATION_TYPE_PINNED));
 static_assert(static_cast<int>(RMMJS_CU_MEM_HANDLE_TYPE_NONE) == static_cast<int>(CU_MEM_HANDLE_TYPE_NONE));
-static_assert(static_cast<int>(RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) == static_cast<int>(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
-static_assert(static_cast<int>(RMMJS_CU_MEM_ADVISE_SET_PREFERRED_LOCATION) == static_cast<int>(CU_MEM_ADVISE_SET_PREFERRED_LOCATION));
-static_assert(static_cast<int>(RMMJS_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) == static_cast<int>(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD));
+static_assert(static_cast<int>(RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ==
+              static_cast<int>(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+static_assert(static_cast<int>(RMMJS_CU_MEM_ADVISE_SET_PREFERRED_LOCATION) ==
+              static_cast<int>(CU_MEM_ADVISE_SET_PREFERRED_LOCATION));
+static_assert(static_cast<int>(RMMJS_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) ==
+              static_cast<int>(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD));
 
 static_assert(sizeof(rmmjs_CUdeviceptr) == sizeof(CUdeviceptr));
 static_assert(sizeof(rmmjs_CUmemLocation) == sizeof(CUmemLocation));

@@ -16,7 +16,9 @@ struct DeviceMemoryCalls {
   static constexpr const char* kAllocateCall = "cuMemAlloc_v2";
   static constexpr const char* kFreeCall = "cuMemFree_v2";
   static constexpr bool kFreesAtOnce = false;  // cuMemFree waits for the device itself
-  static int Allocate(const rmmjs_driver_api& cu, size_t bytes, rmmjs_CUdeviceptr* out) { return cu.cuMemAlloc(out, bytes); }
+  static int Allocate(const rmmjs_driver_api& cu, size_t bytes, rmmjs_CUdeviceptr* out) {
+    return cu.cuMemAlloc(out, bytes);
+  }
   static int Free(const rmmjs_driver_api& cu, rmmjs_CUdeviceptr ptr) { return cu.cuMemFree(ptr); }
 };
 
@@ -47,7 +49,9 @@ struct PinnedHostMemoryCalls {
     *out = reinterpret_cast<rmmjs_CUdeviceptr>(ptr);
     return result;
   }
-  static int Free(const rmmjs_driver_api& cu, rmmjs_CUdeviceptr ptr) { return cu.cuMemFreeHost(reinterpret_cast<void*>(ptr)); }
+  static int Free(const rmmjs_driver_api& cu, rmmjs_CUdeviceptr ptr) {
+    return cu.cuMemFreeHost(reinterpret_cast<void*>(ptr));
+  }
 };
 
 template <class Calls>
@@ -94,7 +98,9 @@ rmmjs_status Create(int device, rmmjs_resource** out) {
 
 }  // namespace
 
-rmmjs_status CreateCudaMemoryResource(int device, rmmjs_resource** out) { return Create<DeviceMemoryCalls>(device, out); }
+rmmjs_status CreateCudaMemoryResource(int device, rmmjs_resource** out) {
+  return Create<DeviceMemoryCalls>(device, out);
+}
 
 rmmjs_status CreateManagedMemoryResource(int device, rmmjs_resource** out) {
   return Create<ManagedMemoryCalls>(device, out);

@@ -31,15 +31,14 @@ rmmjs_status FreeFailure(int result, const char* call, const char* resource, siz
   if (result != RMMJS_CUDA_ERROR_INVALID_VALUE) return CudaFailure(result, call);
   return SetError(RMMJS_ERR_LOGIC, result,
                   std::string(resource) + ": cannot deallocate " + std::to_string(bytes) +
-                      " bytes at a pointer it did not allocate or already deallocated (" + call +
-                      ": " + CudaErrorName(result) + ")");
+                      " bytes at a pointer it did not allocate or already deallocated (" + call + ": " +
+                      CudaErrorName(result) + ")");
 }
 
 rmmjs_status AllocationFailure(int result, const char* call, size_t bytes) {
-  std::string message = "CUDA error (failed to allocate " + std::to_string(bytes) + " bytes) at " +
-                        call + ": " + DescribeCudaError(result);
-  rmmjs_status status =
-      result == RMMJS_CUDA_ERROR_OUT_OF_MEMORY ? RMMJS_ERR_OUT_OF_MEMORY : RMMJS_ERR_CUDA;
+  std::string message = "CUDA error (failed to allocate " + std::to_string(bytes) + " bytes) at " + call + ": " +
+                        DescribeCudaError(result);
+  rmmjs_status status = result == RMMJS_CUDA_ERROR_OUT_OF_MEMORY ? RMMJS_ERR_OUT_OF_MEMORY : RMMJS_ERR_CUDA;
   return SetError(status, result, std::move(message));
 }
 

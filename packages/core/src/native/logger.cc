@@ -44,9 +44,7 @@ Logger& TheLogger() {
 void SetLogLevel(rmmjs_log_level level) { TheLogger().level = level; }
 rmmjs_log_level GetLogLevel() { return static_cast<rmmjs_log_level>(TheLogger().level.load()); }
 void SetFlushLevel(rmmjs_log_level level) { TheLogger().flush_level = level; }
-rmmjs_log_level GetFlushLevel() {
-  return static_cast<rmmjs_log_level>(TheLogger().flush_level.load());
-}
+rmmjs_log_level GetFlushLevel() { return static_cast<rmmjs_log_level>(TheLogger().flush_level.load()); }
 
 // spdlog's should_log: at or above the logger's level (so `off` always passes, as in RMM).
 bool ShouldLog(rmmjs_log_level level) {

@@ -59,8 +59,7 @@ rmmjs_status MemsetAsync(void* dst, int value, size_t bytes, rmmjs_stream stream
     std::memset(dst, value, bytes);
     return RMMJS_OK;
   }
-  int result = api->cuMemsetD8Async(DevicePtr(dst), static_cast<unsigned char>(value), bytes,
-                                    Stream(stream));
+  int result = api->cuMemsetD8Async(DevicePtr(dst), static_cast<unsigned char>(value), bytes, Stream(stream));
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuMemsetD8Async");
   return RMMJS_OK;
 }
@@ -81,8 +80,8 @@ bool IsManaged(const void* ptr) {
   if (api == nullptr || ptr == nullptr) return false;
   unsigned int managed = 0;
   // Memory the driver does not know (host memory) answers with an error: not managed.
-  return api->cuPointerGetAttribute(&managed, RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                    DevicePtr(ptr)) == RMMJS_CUDA_SUCCESS &&
+  return api->cuPointerGetAttribute(&managed, RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED, DevicePtr(ptr)) ==
+             RMMJS_CUDA_SUCCESS &&
          managed != 0;
 }
 
@@ -127,17 +126,17 @@ rmmjs_status LastPrefetchLocation(void* ptr, size_t bytes, int* location) {
   const rmmjs_driver_api* api = DriverApi();
   int type = 0;
   int id = 0;
-  int result = api->cuMemRangeGetAttribute(&type, sizeof(type),
-                                           RMMJS_CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
-                                           DevicePtr(ptr), bytes);
+  int result = api->cuMemRangeGetAttribute(
+      &type, sizeof(type), RMMJS_CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE, DevicePtr(ptr), bytes);
   if (result == RMMJS_CUDA_SUCCESS) {
-    result = api->cuMemRangeGetAttribute(&id, sizeof(id),
-                                         RMMJS_CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID,
+    result = api->cuMemRangeGetAttribute(&id, sizeof(id), RMMJS_CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID,
                                          DevicePtr(ptr), bytes);
   }
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuMemRangeGetAttribute");
-  if (type == RMMJS_CU_MEM_LOCATION_TYPE_DEVICE) *location = id;
-  else if (type == RMMJS_CU_MEM_LOCATION_TYPE_HOST) *location = -1;
+  if (type == RMMJS_CU_MEM_LOCATION_TYPE_DEVICE)
+    *location = id;
+  else if (type == RMMJS_CU_MEM_LOCATION_TYPE_HOST)
+    *location = -1;
   return RMMJS_OK;
 }
 

@@ -25,9 +25,9 @@ class PromiseWorker : public Napi::AsyncWorker {
   }
 
  protected:
-  virtual rmmjs_status Run() = 0;                 // worker thread
+  virtual rmmjs_status Run() = 0;                                        // worker thread
   virtual Napi::Value Result(Napi::Env env) { return env.Undefined(); }  // JS thread
-  virtual void Finish() {}                        // JS thread, success or failure
+  virtual void Finish() {}                                               // JS thread, success or failure
 
  private:
   void Execute() override {

@@ -50,16 +50,14 @@ const rmmjs_resource_ops kRefusedOps = {
 
 }  // namespace
 
-rmmjs_status ResourceInitChecked(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device,
-                                 uint32_t flags) {
+rmmjs_status ResourceInitChecked(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device, uint32_t flags) {
   std::string problem = OpsProblem(ops);
   if (!problem.empty()) return SetError(RMMJS_ERR_INVALID_ARGUMENT, "resource_init_checked: " + problem);
   InitHeader(mr, ops, device, flags);
   return RMMJS_OK;
 }
 
-void ResourceInit(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device,
-                  uint32_t flags) {
+void ResourceInit(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device, uint32_t flags) {
   std::string problem = OpsProblem(ops);
   if (problem.empty()) return InitHeader(mr, ops, device, flags);
   std::string reason = "resource_init refused this resource: " + problem;
@@ -92,8 +90,7 @@ int IsEqual(const rmmjs_resource* a, const rmmjs_resource* b) {
 }
 
 rmmjs_status CreateDefaultResource(int device, rmmjs_resource** out) {
-  return CudaAvailable() ? CreateCudaMemoryResource(device, out)
-                         : CreateSystemMemoryResource(device, out);
+  return CudaAvailable() ? CreateCudaMemoryResource(device, out) : CreateSystemMemoryResource(device, out);
 }
 
 }  // namespace rmmjs

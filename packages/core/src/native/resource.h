@@ -7,8 +7,7 @@
 namespace rmmjs {
 
 // resource_init_checked and (ABI 1.0) resource_init: see rmmjs/abi.h.
-rmmjs_status ResourceInitChecked(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device,
-                                 uint32_t flags);
+rmmjs_status ResourceInitChecked(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device, uint32_t flags);
 void ResourceInit(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device, uint32_t flags);
 void Retain(rmmjs_resource* mr);
 void Release(rmmjs_resource* mr);
@@ -23,9 +22,8 @@ rmmjs_status CreateSystemMemoryResource(int device, rmmjs_resource** out);
 rmmjs_status CreatePinnedHostMemoryResource(int device, rmmjs_resource** out);
 rmmjs_status CreateSamHeadroomMemoryResource(int device, size_t headroom, rmmjs_resource** out);
 // initial_pool_size / release_threshold: nullptr for "not given".
-rmmjs_status CreateCudaAsyncMemoryResource(int device, const size_t* initial_pool_size,
-                                           const size_t* release_threshold, bool enable_ipc,
-                                           rmmjs_resource** out);
+rmmjs_status CreateCudaAsyncMemoryResource(int device, const size_t* initial_pool_size, const size_t* release_threshold,
+                                           bool enable_ipc, rmmjs_resource** out);
 rmmjs_status CreateCudaAsyncViewMemoryResource(int device, uintptr_t pool_handle, rmmjs_resource** out);
 // The CUmemoryPool of an async or async-view resource, or 0.
 uintptr_t AsyncPoolHandle(const rmmjs_resource* mr);

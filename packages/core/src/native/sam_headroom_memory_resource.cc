@@ -75,8 +75,7 @@ rmmjs_status CreateSamHeadroomMemoryResource(int device, size_t headroom, rmmjs_
   rmmjs_resource* system = nullptr;
   RMMJS_TRY(CreateSystemMemoryResource(device, &system));
   rmmjs_status status = NewResource<SamHeadroomMemoryResource>(
-      device, RMMJS_RESOURCE_DEVICE_ACCESSIBLE | RMMJS_RESOURCE_HOST_ACCESSIBLE, out, device,
-      headroom, system);
+      device, RMMJS_RESOURCE_DEVICE_ACCESSIBLE | RMMJS_RESOURCE_HOST_ACCESSIBLE, out, device, headroom, system);
   if (status != RMMJS_OK) Release(system);
   return status;
 }

@@ -52,9 +52,9 @@ int LaneCount() {
   return static_cast<int>(std::clamp(cores / 2, 1u, 8u));
 }
 
-#define RMMJS_CU(call, name)                                          \
-  do {                                                                \
-    int rmmjs_cu_result_ = (call);                                    \
+#define RMMJS_CU(call, name)                                                                \
+  do {                                                                                      \
+    int rmmjs_cu_result_ = (call);                                                          \
     if (rmmjs_cu_result_ != RMMJS_CUDA_SUCCESS) return CudaFailure(rmmjs_cu_result_, name); \
   } while (0)
 
@@ -63,7 +63,8 @@ rmmjs_status CreateLanes(DeviceStager& stager) {
   RMMJS_CU(cu->cuEventCreate(&stager.start, RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate");
   stager.lanes.resize(LaneCount());
   for (Lane& lane : stager.lanes) {
-    RMMJS_CU(cu->cuStreamCreateWithPriority(&lane.stream, RMMJS_CU_STREAM_NON_BLOCKING, 0), "cuStreamCreateWithPriority");
+    RMMJS_CU(cu->cuStreamCreateWithPriority(&lane.stream, RMMJS_CU_STREAM_NON_BLOCKING, 0),
+             "cuStreamCreateWithPriority");
     for (int b = 0; b < 2; b++) {
       RMMJS_CU(cu->cuMemHostAlloc(&lane.pinned[b], kChunkBytes, RMMJS_CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
       RMMJS_CU(cu->cuEventCreate(&lane.done[b], RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate");
@@ -96,8 +97,8 @@ rmmjs_status Create(DeviceStager& stager, int device) {
 }
 
 // The driver's own copy of pageable memory, for when the staging cannot be made.
-rmmjs_status UnstagedCopy(CopyDirection direction, void* device_ptr, void* host_ptr, size_t bytes,
-                          rmmjs_stream stream, int device) {
+rmmjs_status UnstagedCopy(CopyDirection direction, void* device_ptr, void* host_ptr, size_t bytes, rmmjs_stream stream,
+                          int device) {
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
   if (direction == CopyDirection::kHostToDevice) {
@@ -118,8 +119,8 @@ DeviceStager& StagerFor(int device) {
 }
 
 // The chunks lane `index` of `lanes` copies: index, index + lanes, ...
-rmmjs_status RunLane(CopyDirection direction, Lane& lane, int index, int lanes, char* device_ptr,
-                     char* host_ptr, size_t bytes, int device) {
+rmmjs_status RunLane(CopyDirection direction, Lane& lane, int index, int lanes, char* device_ptr, char* host_ptr,
+                     size_t bytes, int device) {
   const rmmjs_driver_api* cu = DriverApi();
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
@@ -132,14 +133,16 @@ rmmjs_status RunLane(CopyDirection direction, Lane& lane, int index, int lanes, 
     for (size_t chunk = index; chunk < chunks; chunk += step, b ^= 1) {
       RMMJS_CU(cu->cuEventSynchronize(lane.done[b]), "cuEventSynchronize");  // its last DMA ended
       std::memcpy(lane.pinned[b], host_ptr + offset(chunk), length(chunk));
-      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(device_ptr + offset(chunk)), DevicePtr(lane.pinned[b]), length(chunk), lane.stream),
+      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(device_ptr + offset(chunk)), DevicePtr(lane.pinned[b]), length(chunk),
+                                 lane.stream),
                "cuMemcpyAsync");
       RMMJS_CU(cu->cuEventRecord(lane.done[b], lane.stream), "cuEventRecord");
     }
   } else {
     // Keep one DMA ahead: chunk k+step lands in the other buffer while chunk k is copied out.
     auto fetch = [&](size_t chunk, int b) -> rmmjs_status {
-      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(lane.pinned[b]), DevicePtr(device_ptr + offset(chunk)), length(chunk), lane.stream),
+      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(lane.pinned[b]), DevicePtr(device_ptr + offset(chunk)), length(chunk),
+                                 lane.stream),
                "cuMemcpyAsync");
       RMMJS_CU(cu->cuEventRecord(lane.done[b], lane.stream), "cuEventRecord");
       return RMMJS_OK;
@@ -163,16 +166,18 @@ bool ShouldStage(const void* host, size_t bytes) {
   if (cu == nullptr || bytes < kMinStagedBytes) return false;
   unsigned int type = 0;
   // Host memory the driver knows (pinned, registered, managed) answers; pageable memory does not.
-  return cu->cuPointerGetAttribute(&type, RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, DevicePtr(host)) != RMMJS_CUDA_SUCCESS;
+  return cu->cuPointerGetAttribute(&type, RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, DevicePtr(host)) !=
+         RMMJS_CUDA_SUCCESS;
 }
 
-rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_ptr, size_t bytes,
-                        rmmjs_stream stream, int device) {
+rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_ptr, size_t bytes, rmmjs_stream stream,
+                        int device) {
   DeviceStager& stager = StagerFor(device);
   std::lock_guard<std::mutex> lock(stager.mutex);
   if (!stager.created && Create(stager, device) != RMMJS_OK) {
     Log(RMMJS_LOG_WARN, std::string("the pinned staging buffers for host copies could not be made (tried again "
-                                    "by the next large copy); this copy goes unstaged: ") + ErrorMessage());
+                                    "by the next large copy); this copy goes unstaged: ") +
+                            ErrorMessage());
     return UnstagedCopy(direction, device_ptr, host_ptr, bytes, stream, device);
   }
   const rmmjs_driver_api* cu = DriverApi();

@@ -17,7 +17,7 @@ enum class CopyDirection { kHostToDevice, kDeviceToHost };
 bool ShouldStage(const void* host, size_t bytes);
 
 // A synchronous copy (complete on return), ordered after the work queued on `stream` before it.
-rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_ptr, size_t bytes,
-                        rmmjs_stream stream, int device);
+rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_ptr, size_t bytes, rmmjs_stream stream,
+                        int device);
 
 }  // namespace rmmjs

@@ -31,8 +31,7 @@ rmmjs_status StreamObject::Create(bool non_blocking, int priority, StreamObject*
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
   rmmjs_CUstream handle = nullptr;
-  int result = api->cuStreamCreateWithPriority(
-      &handle, non_blocking ? RMMJS_CU_STREAM_NON_BLOCKING : 0, priority);
+  int result = api->cuStreamCreateWithPriority(&handle, non_blocking ? RMMJS_CU_STREAM_NON_BLOCKING : 0, priority);
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuStreamCreateWithPriority");
   *out = new StreamObject(reinterpret_cast<rmmjs_stream>(handle), device, true, priority);
   return RMMJS_OK;

@@ -45,8 +45,7 @@ class SystemMemoryResource {
   rmmjs_status Allocate(size_t bytes, rmmjs_stream, void** out) {
     void* ptr = AlignedAllocate(bytes);
     if (ptr == nullptr) {
-      return SetError(RMMJS_ERR_OUT_OF_MEMORY,
-                      "Failed to allocate " + std::to_string(bytes) + " bytes of host memory");
+      return SetError(RMMJS_ERR_OUT_OF_MEMORY, "Failed to allocate " + std::to_string(bytes) + " bytes of host memory");
     }
     try {
       Live().Insert(ptr, bytes);
@@ -68,9 +67,8 @@ class SystemMemoryResource {
     }
     size_t allocated = 0;
     if (!Live().Take(ptr, &allocated)) {
-      return SetError(RMMJS_ERR_LOGIC, "SystemMemoryResource: cannot deallocate " +
-                                           std::to_string(bytes) + " bytes at a pointer it did " +
-                                           "not allocate or already deallocated");
+      return SetError(RMMJS_ERR_LOGIC, "SystemMemoryResource: cannot deallocate " + std::to_string(bytes) +
+                                           " bytes at a pointer it did " + "not allocate or already deallocated");
     }
     AlignedFree(ptr);
     return RMMJS_OK;
@@ -102,8 +100,8 @@ rmmjs_status RequireSystemMemorySupport(int device) {
 
 rmmjs_status CreateSystemMemoryResource(int device, rmmjs_resource** out) {
   RMMJS_TRY(RequireSystemMemorySupport(device));
-  return NewResource<SystemMemoryResource>(
-      device, RMMJS_RESOURCE_DEVICE_ACCESSIBLE | RMMJS_RESOURCE_HOST_ACCESSIBLE, out, device);
+  return NewResource<SystemMemoryResource>(device, RMMJS_RESOURCE_DEVICE_ACCESSIBLE | RMMJS_RESOURCE_HOST_ACCESSIBLE,
+                                           out, device);
 }
 
 }  // namespace rmmjs

@@ -14,8 +14,11 @@ export interface CudaAsyncMemoryResourceOptions {
 /** Stream-ordered allocation from a CUDA memory pool of its own (cuMemAllocFromPoolAsync). */
 export class CudaAsyncMemoryResource extends DeviceMemoryResource {
   constructor(options?: CudaAsyncMemoryResourceOptions) {
-    const { initialPoolSize, releaseThreshold, enableIpc = false } =
-      validateOptions<CudaAsyncMemoryResourceOptions>(options);
+    const {
+      initialPoolSize,
+      releaseThreshold,
+      enableIpc = false,
+    } = validateOptions<CudaAsyncMemoryResourceOptions>(options);
     super(
       native.createCudaAsyncMemoryResource(
         initialPoolSize === undefined ? undefined : validateSizeOption(initialPoolSize, 'options.initialPoolSize'),

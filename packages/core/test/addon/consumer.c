@@ -44,8 +44,8 @@ static napi_value init(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   bool tagged = false;
   void* data = NULL;
-  if (!args(env, info, 1, argv) || napi_check_object_type_tag(env, argv[0], &api_tag, &tagged) != napi_ok ||
-      !tagged || napi_get_value_external(env, argv[0], &data) != napi_ok) {
+  if (!args(env, info, 1, argv) || napi_check_object_type_tag(env, argv[0], &api_tag, &tagged) != napi_ok || !tagged ||
+      napi_get_value_external(env, argv[0], &data) != napi_ok) {
     napi_throw_type_error(env, NULL, "init expects core's API table");
     return NULL;
   }
@@ -188,12 +188,13 @@ static napi_value init_with_ops(napi_env env, napi_callback_info info) {
   bool checked = false, with_allocate = false;
   if (!args(env, info, 3, argv) || napi_typeof(env, argv[0], &size_type) != napi_ok ||
       (size_type != napi_null && napi_get_value_double(env, argv[0], &size) != napi_ok) ||
-      napi_get_value_bool(env, argv[1], &checked) != napi_ok || napi_get_value_bool(env, argv[2], &with_allocate) != napi_ok) {
+      napi_get_value_bool(env, argv[1], &checked) != napi_ok ||
+      napi_get_value_bool(env, argv[2], &with_allocate) != napi_ok) {
     napi_throw_type_error(env, NULL, "initWithOps(size | null, checked, withAllocate)");
     return NULL;
   }
-  const rmmjs_resource_ops template_ops = {sizeof(rmmjs_resource_ops), "ProbeResource", probe_allocate, probe_deallocate,
-                                           NULL, probe_destroy, NULL};
+  const rmmjs_resource_ops template_ops = {
+      sizeof(rmmjs_resource_ops), "ProbeResource", probe_allocate, probe_deallocate, NULL, probe_destroy, NULL};
   table.ops = template_ops;
   table.ops.size = (size_t)size;
   if (!with_allocate) table.ops.allocate = NULL;

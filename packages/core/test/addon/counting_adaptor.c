@@ -25,7 +25,7 @@ static const rmmjs_core_api* core = NULL;
 /* ---- the resource ---- */
 
 typedef struct counting_adaptor {
-  rmmjs_resource header; /* first, so that a rmmjs_resource* is a counting_adaptor* */
+  rmmjs_resource header;    /* first, so that a rmmjs_resource* is a counting_adaptor* */
   rmmjs_resource* upstream; /* one reference, released by destroy */
   atomic_size_t allocations;
   atomic_size_t deallocations;
@@ -194,7 +194,8 @@ static napi_value create(napi_env env, napi_callback_info info) {
   rmmjs_resource* upstream = resource_arg(env, upstream_handle, "upstream");
   if (upstream == NULL) return NULL;
   counting_adaptor* mr = malloc(sizeof(*mr));
-  if (mr == NULL) return throw_error(env, RMMJS_ERR_OUT_OF_MEMORY, "CountingResourceAdaptor: out of host memory", 0, NULL);
+  if (mr == NULL)
+    return throw_error(env, RMMJS_ERR_OUT_OF_MEMORY, "CountingResourceAdaptor: out of host memory", 0, NULL);
   rmmjs_status status = core->resource_init_checked(&mr->header, &counting_ops, upstream->device, upstream->flags);
   if (status != RMMJS_OK) {
     free(mr);
@@ -216,7 +217,8 @@ static napi_value counts(napi_env env, napi_callback_info info) {
   rmmjs_resource* resource = resource_arg(env, handle, "mr");
   if (resource == NULL) return NULL;
   if (resource->ops != &counting_ops) {
-    return throw_error(env, RMMJS_ERR_INVALID_ARGUMENT, "mr must be a CountingResourceAdaptor", 0, "ERR_INVALID_ARG_TYPE");
+    return throw_error(env, RMMJS_ERR_INVALID_ARGUMENT, "mr must be a CountingResourceAdaptor", 0,
+                       "ERR_INVALID_ARG_TYPE");
   }
   counting_adaptor* mr = (counting_adaptor*)resource;
   napi_create_object(env, &result);

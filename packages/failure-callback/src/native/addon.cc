@@ -1,6 +1,6 @@
 // @rmmjs/failure-callback's addon: create(upstream, onFailure).
-#include "failure_callback_resource_adaptor.h"
 #include "rmmjs/addon.hpp"
+#include "failure_callback_resource_adaptor.h"
 
 namespace {
 
@@ -9,8 +9,8 @@ namespace js = rmmjs::js;
 // create(upstream, onFailure): onFailure is the package's wrapper of the callback (index.ts).
 Napi::Value Create(const Napi::CallbackInfo& info) {
   if (!info[1].IsFunction()) js::ThrowTypeError(info.Env(), "create(upstream, onFailure) expects a function");
-  return js::CreateAdaptor<rmmjs::FailureCallbackResourceAdaptor>(info, RMMJS_RESOURCE_CALLS_JS, js::EnvironmentOf(info),
-                                                                  info[1]);
+  return js::CreateAdaptor<rmmjs::FailureCallbackResourceAdaptor>(info, RMMJS_RESOURCE_CALLS_JS,
+                                                                  js::EnvironmentOf(info), info[1]);
 }
 
 }  // namespace

@@ -15,8 +15,8 @@
 
 #include <memory>
 
-#include "rmmjs/js_environment.hpp"
 #include "rmmjs/abi.h"
+#include "rmmjs/js_environment.hpp"
 #include "rmmjs/resource.hpp"
 
 namespace rmmjs {

@@ -31,9 +31,8 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value BlockSize(const Napi::CallbackInfo& info) {
-  return js::SizeValue(info.Env(), js::Self<FixedSizeMemoryResource>(info).Inspect([](const FixedSizeBlocks& blocks) {
-    return blocks.block_size();
-  }));
+  return js::SizeValue(info.Env(), js::Self<FixedSizeMemoryResource>(info).Inspect(
+                                       [](const FixedSizeBlocks& blocks) { return blocks.block_size(); }));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // @rmmjs/limiting's addon: create(upstream, limit) and the counters.
-#include "limiting_resource_adaptor.h"
 #include "rmmjs/addon.hpp"
+#include "limiting_resource_adaptor.h"
 
 namespace {
 
@@ -22,4 +22,5 @@ Napi::Value AllocationLimit(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
-RMMJS_ADDON(rmmjs_limiting, {"create", Create}, {"allocatedBytes", AllocatedBytes}, {"allocationLimit", AllocationLimit})
+RMMJS_ADDON(rmmjs_limiting, {"create", Create}, {"allocatedBytes", AllocatedBytes},
+            {"allocationLimit", AllocationLimit})

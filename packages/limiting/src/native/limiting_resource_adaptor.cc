@@ -20,7 +20,8 @@ rmmjs_status LimitingResourceAdaptor::Allocate(size_t bytes, rmmjs_stream stream
   if (status == RMMJS_OK) {
     status = GuardHostMemory(kTypeName, [&] {
       // A pointer already recorded was freed behind this adaptor's back and handed out again.
-      return live_.Insert(*out, bytes) ? RMMJS_OK : Fail(RMMJS_ERR_LOGIC, "LimitingResourceAdaptor: pointer is already recorded");
+      return live_.Insert(*out, bytes) ? RMMJS_OK
+                                       : Fail(RMMJS_ERR_LOGIC, "LimitingResourceAdaptor: pointer is already recorded");
     });
     if (status != RMMJS_OK) {
       api->deallocate(upstream_.get(), *out, bytes, stream);

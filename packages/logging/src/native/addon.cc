@@ -1,6 +1,6 @@
 // @rmmjs/logging's addon: create(upstream, path, autoFlush), flush and the file name.
-#include "logging_resource_adaptor.h"
 #include "rmmjs/addon.hpp"
+#include "logging_resource_adaptor.h"
 
 namespace {
 

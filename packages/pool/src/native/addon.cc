@@ -1,6 +1,6 @@
 // @rmmjs/pool's addon: create(upstream, initialPoolSize?, maximumPoolSize?) and poolSize(mr).
-#include "pool_memory_resource.h"
 #include "rmmjs/addon.hpp"
+#include "pool_memory_resource.h"
 
 namespace {
 
@@ -22,9 +22,8 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value PoolSize(const Napi::CallbackInfo& info) {
-  return js::SizeValue(info.Env(), js::Self<PoolMemoryResource>(info).Inspect([](const PoolBlocks& blocks) {
-    return blocks.pool_size();
-  }));
+  return js::SizeValue(info.Env(), js::Self<PoolMemoryResource>(info).Inspect(
+                                       [](const PoolBlocks& blocks) { return blocks.pool_size(); }));
 }
 
 }  // namespace

@@ -67,10 +67,10 @@ bool CoalescingFreeBlocks::Insert(StreamFreeList& list, uintptr_t ptr, size_t si
   auto prev = next == by_address_.begin() ? by_address_.end() : std::prev(next);
   if (prev != by_address_.end() && prev->address + prev->size > ptr) return false;
 
-  const bool merge_prev = prev != by_address_.end() && prev->list == &list && prev->address + prev->size == ptr &&
-                          ptr != upstream.begin;
-  const bool merge_next = next != by_address_.end() && next->list == &list && next->address == end &&
-                          end != upstream.end();
+  const bool merge_prev =
+      prev != by_address_.end() && prev->list == &list && prev->address + prev->size == ptr && ptr != upstream.begin;
+  const bool merge_next =
+      next != by_address_.end() && next->list == &list && next->address == end && end != upstream.end();
   if (merge_prev && merge_next) {
     const size_t merged = prev->size + size + next->size;
     Recycle(list.by_size.extract(next->entry));

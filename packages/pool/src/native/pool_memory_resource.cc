@@ -71,7 +71,6 @@ rmmjs_status PoolBlocks::Init(FreeList& legacy) {
   return RMMJS_OK;
 }
 
-
 size_t PoolBlocks::SizeToGrow(size_t size) const {
   if (maximum_pool_size_ == kNoMaximum) return std::max(size, pool_size_);
   const size_t used = pool_size_ + growing_;
@@ -87,8 +86,9 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
   size_t try_size = SizeToGrow(size);
   if (try_size == 0 && TakeWhollyFreeUpstreamBlocks(size, &released, &released_from)) try_size = SizeToGrow(size);
   if (try_size == 0) {
-    return GrowthFailed(stream, size, "Not enough room to grow, current/max/try size = " + FormatBytes(pool_size_) + ", " +
-                              FormatBytes(maximum_pool_size_) + ", " + FormatBytes(size));
+    return GrowthFailed(stream, size,
+                        "Not enough room to grow, current/max/try size = " + FormatBytes(pool_size_) + ", " +
+                            FormatBytes(maximum_pool_size_) + ", " + FormatBytes(size));
   }
   const std::vector<stream_ordered::PendingWork> pending = growth.WorkOn(released_from);
   const size_t reserved = try_size;
@@ -196,8 +196,8 @@ void PoolBlocks::Release() {
 }
 
 rmmjs_status PoolBlocks::NotHandedOut(uintptr_t ptr, size_t bytes, const char* why) {
-  return Fail(RMMJS_ERR_LOGIC, "PoolMemoryResource: cannot deallocate " + FormatHex(ptr) + " (" + std::to_string(bytes) +
-                                   " bytes): " + why);
+  return Fail(RMMJS_ERR_LOGIC, "PoolMemoryResource: cannot deallocate " + FormatHex(ptr) + " (" +
+                                   std::to_string(bytes) + " bytes): " + why);
 }
 
 rmmjs_status PoolBlocks::Exceeded(size_t size, const std::string& reason) {

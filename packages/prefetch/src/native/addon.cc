@@ -1,6 +1,6 @@
 // @rmmjs/prefetch's addon: create(upstream).
-#include "prefetch_resource_adaptor.h"
 #include "rmmjs/addon.hpp"
+#include "prefetch_resource_adaptor.h"
 
 namespace {
 

@@ -9,16 +9,14 @@ using rmmjs::StatisticsResourceAdaptor;
 namespace js = rmmjs::js;
 
 Napi::Value CountersValue(Napi::Env env, const StatisticsResourceAdaptor::Counters& counters) {
-  const int64_t values[] = {counters.bytes.value, counters.allocations.value, counters.bytes.peak,
-                            counters.allocations.peak, counters.bytes.total, counters.allocations.total};
+  const int64_t values[] = {counters.bytes.value,      counters.allocations.value, counters.bytes.peak,
+                            counters.allocations.peak, counters.bytes.total,       counters.allocations.total};
   Napi::Array array = Napi::Array::New(env, 6);
   for (uint32_t i = 0; i < 6; i++) array.Set(i, Napi::Number::New(env, static_cast<double>(values[i])));
   return array;
 }
 
-Napi::Value Create(const Napi::CallbackInfo& info) {
-  return js::CreateAdaptor<StatisticsResourceAdaptor>(info, 0);
-}
+Napi::Value Create(const Napi::CallbackInfo& info) { return js::CreateAdaptor<StatisticsResourceAdaptor>(info, 0); }
 
 Napi::Value Counters(const Napi::CallbackInfo& info) {
   return CountersValue(info.Env(), js::Self<StatisticsResourceAdaptor>(info).Top());

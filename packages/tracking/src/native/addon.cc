@@ -1,7 +1,7 @@
 // @rmmjs/tracking's addon: create(upstream, captureStacks), the queries, and the JavaScript
 // stack capture function of each environment that loads it.
-#include "call_stack.h"
 #include "rmmjs/addon.hpp"
+#include "call_stack.h"
 #include "tracking_resource_adaptor.h"
 
 namespace {

@@ -28,7 +28,7 @@ class CallStack {
   friend std::ostream& operator<<(std::ostream& out, const CallStack& stack);
 
  private:
-  std::string js_stack_;             // as V8 formats it; empty for a native stack
+  std::string js_stack_;  // as V8 formats it; empty for a native stack
   std::vector<void*> native_frames_;
 };
 

@@ -57,8 +57,8 @@ rmmjs_status TrackingResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmjs_
   // that was allocated.
   if (!tracked) {
     LogAt(RMMJS_LOG_ERROR, "Deallocating a pointer that was not tracked. Ptr: " + FormatHex(key) + " [" +
-                               std::to_string(bytes) + "B], Current Num. Allocations: " +
-                               std::to_string(outstanding_count()));
+                               std::to_string(bytes) +
+                               "B], Current Num. Allocations: " + std::to_string(outstanding_count()));
   } else if (record.bytes != bytes) {
     LogAt(RMMJS_LOG_ERROR, "Alloc bytes (" + std::to_string(record.bytes) + ") and Dealloc bytes (" +
                                std::to_string(bytes) + ") do not match");
@@ -124,7 +124,8 @@ std::string TrackingResourceAdaptor::outstanding_allocations_str() const {
 }
 
 void TrackingResourceAdaptor::log_outstanding_allocations() const {
-  if (CoreApi()->should_log(RMMJS_LOG_DEBUG)) LogAt(RMMJS_LOG_DEBUG, "Outstanding Allocations: " + outstanding_allocations_str());
+  if (CoreApi()->should_log(RMMJS_LOG_DEBUG))
+    LogAt(RMMJS_LOG_DEBUG, "Outstanding Allocations: " + outstanding_allocations_str());
 }
 
 }  // namespace rmmjs
