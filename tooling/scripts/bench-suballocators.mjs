@@ -140,8 +140,7 @@ export async function benchSuballocators({ record, quick, gpu }) {
 function benchLogging({ record, upstream, poolPair, pairs, quick }) {
   const file = join(tmpdir(), `rmmjs-bench-${process.pid}.csv`);
   const logged = new LoggingResourceAdaptor(upstream, { logFileName: file });
-  const handle = resourceHandle(logged, 'mr');
-  const pair = median(() => benchNative.abiPairNs(handle, MiB, pairs), 7);
+  const pair = median(() => abiPairNs(logged, MiB, pairs), 7);
   record(
     'adaptors over a pool',
     'LoggingResourceAdaptor pair (C++)',
@@ -161,7 +160,7 @@ function benchLogging({ record, upstream, poolPair, pairs, quick }) {
   const events = quick ? 400_000 : 4_000_000;
   const perSecond = median(() => {
     const start = process.hrtime.bigint();
-    benchNative.abiPairNs(handle, MiB, events / 2);
+    abiPairNs(logged, MiB, events / 2);
     logged.flush();
     return events / (Number(process.hrtime.bigint() - start) / 1e9);
   }, 3);
