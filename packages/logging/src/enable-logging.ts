@@ -5,7 +5,7 @@
  */
 import { basename, extname } from 'node:path';
 import { getPerDeviceResource, setPerDeviceResource } from '@rmmjs/core';
-import { native } from '@rmmjs/core/internal';
+import { native, validateInteger } from '@rmmjs/core/internal';
 import { LoggingResourceAdaptor, logFileNameArg } from './logging-resource-adaptor.js';
 
 function initializedDevices(): number[] {
@@ -18,6 +18,16 @@ function fileNameForDevice(logFileName: string, device: number): string {
   const extension = extname(basename(logFileName));
   const stem = logFileName.slice(0, logFileName.length - extension.length);
   return `${stem}.dev${device}${extension}`;
+}
+
+/**
+ * The file device `device` logs to when logging is enabled for every device (`enableLogging`,
+ * `reinitialize({ logging: true })`): `logFileName` (default `$RMM_LOG_FILE`; neither ->
+ * ERR_INVALID_ARG_VALUE) with `.dev<device>` before the extension, made absolute. `name` is the
+ * argument errors name.
+ */
+export function logFileNameForDevice(logFileName: string | undefined, device: number, name = 'logFileName'): string {
+  return fileNameForDevice(logFileNameArg(logFileName, name), validateInteger(device, 'device', 0));
 }
 
 /**

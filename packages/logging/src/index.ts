@@ -14,4 +14,4 @@ export {
 } from './logger.js';
 export { LoggingResourceAdaptor } from './logging-resource-adaptor.js';
 export type { LoggingResourceAdaptorOptions } from './logging-resource-adaptor.js';
-export { enableLogging, disableLogging, getLogFilenames } from './enable-logging.js';
+export { enableLogging, disableLogging, getLogFilenames, logFileNameForDevice } from './enable-logging.js';

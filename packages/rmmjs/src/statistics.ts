@@ -1,0 +1,2 @@
+/** `rmm.statistics.*`: allocation statistics and the memory profiler. */
+export * from '@rmmjs/statistics';
