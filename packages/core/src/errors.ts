@@ -1,4 +1,7 @@
-/** Error classes of API.md, and the Node-style argument errors (`ERR_INVALID_ARG_TYPE`, ...). */
+/**
+ * rmmjs's error classes (`RMMError`, `OutOfMemoryError`, `CudaError`: RMM's Python exceptions, each
+ * with a `code`), and the Node-style argument errors (`ERR_INVALID_ARG_TYPE`, ...).
+ */
 
 export interface RMMErrorOptions {
   code?: string;
