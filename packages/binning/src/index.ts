@@ -22,7 +22,7 @@ interface BinningAddon {
 const addon = loadAdaptorAddon<BinningAddon>(import.meta.url, '../build/Release/rmmjs_binning.node', '@rmmjs/binning');
 
 export interface BinningMemoryResourceOptions {
-  /** With `maxSizeExponent`: create FixedSizeMemoryResource bins of 2^min..2^max bytes (-1: none). */
+  /** With `maxSizeExponent`: create FixedSizeMemoryResource bins of 2^min..2^max bytes (-1, RMM's default: none). */
   minSizeExponent?: number;
   maxSizeExponent?: number;
 }
@@ -30,15 +30,17 @@ export interface BinningMemoryResourceOptions {
 // RMM computes `1 << exponent` in an int: exponents outside 0..30 are undefined behaviour there.
 const MAX_SIZE_EXPONENT = 30;
 
+const exponent = (value: unknown, name: string) => validateInteger(value, name, -128, 127);
+
 /** The exponents of the bins to create at construction (RMM's int8_t arguments), or none. */
 function binExponents(options: BinningMemoryResourceOptions | undefined): [number, number] | undefined {
-  const { minSizeExponent = -1, maxSizeExponent = -1 } = validateOptions<BinningMemoryResourceOptions>(options);
-  const min = validateInteger(minSizeExponent, 'minSizeExponent', -128, 127);
-  const max = validateInteger(maxSizeExponent, 'maxSizeExponent', -128, 127);
-  if (min === -1 || max === -1 || min > max) return undefined;
+  const { minSizeExponent, maxSizeExponent } = validateOptions<BinningMemoryResourceOptions>(options);
+  const min = minSizeExponent === undefined ? undefined : exponent(minSizeExponent, 'options.minSizeExponent');
+  const max = maxSizeExponent === undefined ? undefined : exponent(maxSizeExponent, 'options.maxSizeExponent');
+  if (min === undefined || max === undefined || min === -1 || max === -1 || min > max) return undefined;
   const range = `an integer >= 0 and <= ${MAX_SIZE_EXPONENT} (or -1 for no bins)`;
-  if (min < 0) throw outOfRange('minSizeExponent', range, min);
-  if (max > MAX_SIZE_EXPONENT) throw outOfRange('maxSizeExponent', range, max);
+  if (min < 0) throw outOfRange('options.minSizeExponent', range, min);
+  if (max > MAX_SIZE_EXPONENT) throw outOfRange('options.maxSizeExponent', range, max);
   return [min, max];
 }
 

@@ -37,16 +37,18 @@ function create(upstream: DeviceMemoryResource, options: FixedSizeMemoryResource
   const { blockSize: blockSizeOption, blocksToPreallocate: blocksOption } =
     validateOptions<FixedSizeMemoryResourceOptions>(options);
   const blockSize =
-    blockSizeOption === undefined ? DEFAULT_BLOCK_SIZE : validateSizeOption(blockSizeOption, 'blockSize');
+    blockSizeOption === undefined ? DEFAULT_BLOCK_SIZE : validateSizeOption(blockSizeOption, 'options.blockSize');
   const blocks =
-    blocksOption === undefined ? DEFAULT_BLOCKS_TO_PREALLOCATE : validateSize(blocksOption, 'blocksToPreallocate');
+    blocksOption === undefined
+      ? DEFAULT_BLOCKS_TO_PREALLOCATE
+      : validateSize(blocksOption, 'options.blocksToPreallocate');
   // RMM divides by the block size and, with no blocks per chunk, hands out null pointers.
-  if (blockSize === 0) throw outOfRange('blockSize', '>= 1 byte', blockSize);
-  if (blocks === 0) throw outOfRange('blocksToPreallocate', '>= 1', blocks);
+  if (blockSize === 0) throw outOfRange('options.blockSize', '>= 1 byte', blockSize);
+  if (blocks === 0) throw outOfRange('options.blocksToPreallocate', '>= 1', blocks);
   const alignedBlockSize = Math.ceil(blockSize / 256) * 256;
   if (alignedBlockSize * blocks > Number.MAX_SAFE_INTEGER) {
     throw outOfRange(
-      'blocksToPreallocate',
+      'options.blocksToPreallocate',
       `<= ${Math.floor(Number.MAX_SAFE_INTEGER / alignedBlockSize)} for blocks of ${alignedBlockSize} bytes`,
       blocks,
     );

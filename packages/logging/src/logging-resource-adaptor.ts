@@ -57,7 +57,13 @@ export class LoggingResourceAdaptor extends UpstreamResourceAdaptor {
   constructor(upstream: DeviceMemoryResource, options: LoggingResourceAdaptorOptions = {}) {
     const { logFileName, autoFlush = false } = validateOptions<LoggingResourceAdaptorOptions>(options);
     const handle = resourceHandle(upstream, 'upstream');
-    super(addon.create(handle, logFileNameArg(logFileName), validateBoolean(autoFlush, 'autoFlush')));
+    super(
+      addon.create(
+        handle,
+        logFileNameArg(logFileName, 'options.logFileName'),
+        validateBoolean(autoFlush, 'options.autoFlush'),
+      ),
+    );
   }
 
   /** Writes the buffered rows to the file. */

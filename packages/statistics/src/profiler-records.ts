@@ -20,12 +20,14 @@ export class MemoryRecord {
     memoryTotal = 0,
     memoryPeak = 0,
   ) {
+    let names = ['numCalls', 'memoryTotal', 'memoryPeak'];
     if (typeof numCalls === 'object' && numCalls !== null) {
       ({ numCalls = 0, memoryTotal = 0, memoryPeak = 0 } = numCalls);
+      names = names.map((name) => `init.${name}`);
     }
-    this.numCalls = amount(numCalls, 'numCalls');
-    this.memoryTotal = amount(memoryTotal, 'memoryTotal');
-    this.memoryPeak = amount(memoryPeak, 'memoryPeak');
+    this.numCalls = amount(numCalls, names[0]);
+    this.memoryTotal = amount(memoryTotal, names[1]);
+    this.memoryPeak = amount(memoryPeak, names[2]);
   }
 
   /** Counts one more call that allocated `memoryTotal` bytes with a peak of `memoryPeak`. */
@@ -67,12 +69,14 @@ export class ProfilerRecords {
   add(name: string, stats: Pick<Statistics, 'totalBytes' | 'peakBytes'>): void {
     if (typeof name !== 'string') throw invalidArgType('name', 'of type string', name);
     if (typeof stats !== 'object' || stats === null) throw invalidArgType('stats', 'a Statistics object', stats);
+    const totalBytes = amount(stats.totalBytes, 'stats.totalBytes');
+    const peakBytes = amount(stats.peakBytes, 'stats.peakBytes');
     let record = this.#records.get(name);
     if (record === undefined) {
       record = new MemoryRecord();
       this.#records.set(name, record);
     }
-    record.add(stats.totalBytes, stats.peakBytes);
+    record.add(totalBytes, peakBytes);
   }
 
   /** A copy of the records, by name, in the order they were first added. */
@@ -88,10 +92,13 @@ export class ProfilerRecords {
    */
   report(options: { orderedBy?: ProfilerOrder } = {}): string {
     const { orderedBy = 'memoryPeak' } = validateOptions<{ orderedBy: ProfilerOrder }>(options);
-    if (typeof orderedBy !== 'string') throw invalidArgType('orderedBy', 'of type string', orderedBy);
+    if (typeof orderedBy !== 'string') throw invalidArgType('options.orderedBy', 'of type string', orderedBy);
     const field = Object.hasOwn(ORDERS, orderedBy) ? ORDERS[orderedBy as ProfilerOrder] : undefined;
     if (field === undefined) {
-      throw invalidArgValue('orderedBy', `must be 'numCalls', 'memoryPeak' or 'memoryTotal'. Received '${orderedBy}'`);
+      throw invalidArgValue(
+        'options.orderedBy',
+        `must be 'numCalls', 'memoryPeak' or 'memoryTotal'. Received '${orderedBy}'`,
+      );
     }
     const records = [...this.#records].sort(([, a], [, b]) => b[field] - a[field]);
     let text = 'Memory Profiling\n================\n\n';

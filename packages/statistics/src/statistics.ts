@@ -40,15 +40,17 @@ export class Statistics implements StatisticsInit {
   );
   constructor(...args: [StatisticsInit] | [number, number, number, number, number, number]) {
     let values: unknown[] = args;
+    let names: readonly string[] = FIELDS;
     if (typeof args[0] === 'object' && args[0] !== null) {
       const init = validateOptions<StatisticsInit>(args[0], 'init');
       values = FIELDS.map((field) => init[field]);
+      names = FIELDS.map((field) => `init.${field}`);
     }
-    this.currentBytes = counter(values[0], 'currentBytes');
-    this.currentCount = counter(values[1], 'currentCount');
-    this.peakBytes = counter(values[2], 'peakBytes');
-    this.peakCount = counter(values[3], 'peakCount');
-    this.totalBytes = counter(values[4], 'totalBytes');
-    this.totalCount = counter(values[5], 'totalCount');
+    this.currentBytes = counter(values[0], names[0]);
+    this.currentCount = counter(values[1], names[1]);
+    this.peakBytes = counter(values[2], names[2]);
+    this.peakCount = counter(values[3], names[3]);
+    this.totalBytes = counter(values[4], names[4]);
+    this.totalCount = counter(values[5], names[5]);
   }
 }
