@@ -4,31 +4,27 @@ import {
   OutOfMemoryError,
   RMMError,
   getCurrentDeviceResource,
-  getCurrentDeviceResourceType,
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
 import { KiB, MiB, arrayTester, counting, itemSizes, nelems } from '@rmmjs/test-helpers';
 import { expectBytes, fakeCuda, onFake, pattern, random, thrown, withCuda } from '@rmmjs/test-helpers';
+import { disposeAfterEach, restoreCurrentDeviceResourceAfterEach } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { availableUpstreams } from './helpers.js';
 
 const base = () => getCurrentDeviceResource();
 
 describe.each(availableUpstreams())('FixedSizeMemoryResource over $name', ({ make }) => {
+  const keep = disposeAfterEach();
+  restoreCurrentDeviceResourceAfterEach(); // after-hooks run last first: restored, then disposed
+
   it('RMM test: block_size 1 MiB, 128 blocks, as the current resource (array_tester)', () => {
-    const upstream = make();
-    const mr = new FixedSizeMemoryResource(upstream, { blockSize: 1 << 20, blocksToPreallocate: 128 });
-    const previous = setCurrentDeviceResource(mr);
-    try {
-      expect(getCurrentDeviceResourceType()).toBe(FixedSizeMemoryResource);
-      expect(getCurrentDeviceResource()).toBe(mr);
-      let seed = 0;
-      for (const itemSize of itemSizes) for (const nelem of nelems) arrayTester(itemSize * nelem, ++seed);
-    } finally {
-      setCurrentDeviceResource(previous);
-      mr[Symbol.dispose]();
-    }
+    setCurrentDeviceResource(
+      keep(new FixedSizeMemoryResource(make(), { blockSize: 1 << 20, blocksToPreallocate: 128 })),
+    );
+    let seed = 0;
+    for (const itemSize of itemSizes) for (const nelem of nelems) arrayTester(itemSize * nelem, ++seed);
   });
 
   it('RMM test: allocations are different, 256-byte aligned, of the block size at most', () => {
