@@ -1,4 +1,4 @@
-// The sub-allocators and adaptors (issues 4 and 5): allocate+free pairs and the random workload
+// The sub-allocators and adaptors: allocate+free pairs and the random workload
 // from JS and through the C ABI, scaling with live allocations and with threads, and what each
 // adaptor adds over a pool.
 import { rmSync } from 'node:fs';

@@ -13,7 +13,7 @@ export function random(seed) {
 }
 
 /**
- * The random workload of the issues: at each step free a random live allocation (swap-remove)
+ * The random workload: at each step free a random live allocation (swap-remove)
  * when any is live and a fair coin says so or maxLive are live, else allocate a size uniform in
  * [minSize, maxSize]. sizes[i] > 0 is an allocation; else frees[i] is the index to free.
  */

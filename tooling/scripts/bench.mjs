@@ -1,6 +1,6 @@
 // rmmjs benchmarks: one table. `pnpm bench`, or `node tooling/scripts/bench.mjs [--json file]
 // [--quick]` on a GPU machine without pnpm. Targets are ratios to peers measured in the same
-// run (the issues say which); absolute times move between machines.
+// run (`targets` below); absolute times move between machines.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -177,7 +177,7 @@ if (gpu && !args.includes('--no-peers') && !copiesOnly) {
   }
 }
 
-// Targets that are ratios to peers measured in this run (see the issues).
+// Targets that are ratios to peers measured in this run.
 const value = (group, name) => rows.find((r) => r.group === group && r.name.startsWith(name))?.value;
 const peer = (name) => results.peers?.[name];
 const targets = [

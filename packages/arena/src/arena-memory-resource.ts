@@ -32,8 +32,8 @@ export class ArenaMemoryResource extends UpstreamResourceAdaptor {
   constructor(upstream: DeviceMemoryResource, options?: ArenaMemoryResourceOptions) {
     const handle = resourceHandle(upstream, 'upstream');
     const { arenaSize, dumpLogOnFailure } = validateOptions<ArenaMemoryResourceOptions>(options);
-    const size = arenaSize === undefined ? undefined : validateSizeOption(arenaSize, 'arenaSize');
-    const dump = dumpLogOnFailure === undefined ? false : validateBoolean(dumpLogOnFailure, 'dumpLogOnFailure');
+    const size = arenaSize === undefined ? undefined : validateSizeOption(arenaSize, 'options.arenaSize');
+    const dump = dumpLogOnFailure === undefined ? false : validateBoolean(dumpLogOnFailure, 'options.dumpLogOnFailure');
     super(addon.create(handle, size, dump));
   }
 }

@@ -6,19 +6,27 @@ import {
   OutOfMemoryError,
   RMMError,
   getCurrentDeviceResource,
-  getCurrentDeviceResourceType,
   setCurrentDeviceResource,
 } from '@rmmjs/core';
-import { ArenaMemoryResource } from '@rmmjs/arena';
-import { KiB, MiB, disposeAfterEach, expectBytes, pattern, random, thrown } from '@rmmjs/test-helpers';
+import { ArenaMemoryResource, arenaSummary } from '@rmmjs/arena';
+import {
+  KiB,
+  MiB,
+  disposeAfterEach,
+  expectBytes,
+  pattern,
+  random,
+  restoreCurrentDeviceResourceAfterEach,
+  thrown,
+} from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { arenaSummary } from '@rmmjs/arena';
 import { offset, upstreamCases } from './upstreams.js';
 
 const noRoom = (bytes: string) => `Maximum pool size exceeded (failed to allocate ${bytes}): No room in arena.`;
 
 describe.each(upstreamCases)('ArenaMemoryResource over $name', ({ make: makeUpstream }) => {
   const keep = disposeAfterEach();
+  restoreCurrentDeviceResourceAfterEach(); // after-hooks run last first: restored, then disposed
   const make = () => keep(makeUpstream());
   const arena = (options: ConstructorParameters<typeof ArenaMemoryResource>[1]) =>
     keep(new ArenaMemoryResource(make(), options));
@@ -228,29 +236,22 @@ describe.each(upstreamCases)('ArenaMemoryResource over $name', ({ make: makeUpst
   });
 
   it('Python test_arena_memory_resource: DeviceBuffers round-trip through it as the current resource', () => {
-    const mr = arena({ arenaSize: 16 * MiB });
-    const previous = setCurrentDeviceResource(mr);
-    try {
-      expect(getCurrentDeviceResource()).toBe(mr);
-      expect(getCurrentDeviceResourceType()).toBe(ArenaMemoryResource);
-      for (const [size, seed] of [
-        [1, 1],
-        [100, 2],
-        [1000, 3],
-        [100_000, 4],
-        [3 * MiB, 5],
-      ]) {
-        const buffer = new DeviceBuffer({ data: pattern(size, seed) });
-        expect(buffer.size).toBe(size);
-        expectBytes(buffer.toBytes(), pattern(size, seed));
-        const copy = buffer.copy();
-        expect(copy.ptr).not.toBe(buffer.ptr);
-        expectBytes(copy.toBytes(), pattern(size, seed));
-        copy.free();
-        buffer.free();
-      }
-    } finally {
-      setCurrentDeviceResource(previous);
+    setCurrentDeviceResource(arena({ arenaSize: 16 * MiB }));
+    for (const [size, seed] of [
+      [1, 1],
+      [100, 2],
+      [1000, 3],
+      [100_000, 4],
+      [3 * MiB, 5],
+    ]) {
+      const buffer = new DeviceBuffer({ data: pattern(size, seed) });
+      expect(buffer.size).toBe(size);
+      expectBytes(buffer.toBytes(), pattern(size, seed));
+      const copy = buffer.copy();
+      expect(copy.ptr).not.toBe(buffer.ptr);
+      expectBytes(copy.toBytes(), pattern(size, seed));
+      copy.free();
+      buffer.free();
     }
   });
 

@@ -91,12 +91,19 @@ describe('ArenaMemoryResource arguments', () => {
     expect(error.code).toBe(code);
   });
 
-  it('errors name the argument', () => {
+  it('errors name the argument, and an option as options.X', () => {
     expect(thrown(() => new ArenaMemoryResource({} as never)).message).toContain('"upstream"');
-    expect(thrown(() => new ArenaMemoryResource(base(), { arenaSize: -1 })).message).toContain('"arenaSize"');
-    expect(thrown(() => new ArenaMemoryResource(base(), { arenaSize: '4k' })).message).toContain('Could not parse');
-    expect(thrown(() => new ArenaMemoryResource(base(), { dumpLogOnFailure: 'yes' as never })).message).toContain(
-      '"dumpLogOnFailure"',
+    expect(thrown(() => new ArenaMemoryResource(base(), { arenaSize: -1 })).message).toBe(
+      'The value of "options.arenaSize" is out of range. It must be a non-negative safe integer (0 to 2^53 - 1). Received -1',
+    );
+    expect(thrown(() => new ArenaMemoryResource(base(), { arenaSize: true as never })).message).toBe(
+      'The "options.arenaSize" property must be of type number or string. Received type boolean (true)',
+    );
+    expect(thrown(() => new ArenaMemoryResource(base(), { arenaSize: '4k' })).message).toBe(
+      'The property "options.arenaSize" is invalid. Could not parse 4k as a byte specification',
+    );
+    expect(thrown(() => new ArenaMemoryResource(base(), { dumpLogOnFailure: 'yes' as never })).message).toBe(
+      `The "options.dumpLogOnFailure" property must be of type boolean. Received type string ('yes')`,
     );
   });
 

@@ -1,11 +1,10 @@
 // Stream order, as RMM: the default streams use the calling thread's arena, every other stream an
 // arena of its own; memory freed on a stream is reused on it at once and by other streams only
 // after synchronisation. On the fake driver the synchronisations are counted.
-import { DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM, Stream } from '@rmmjs/core';
-import { ArenaMemoryResource } from '@rmmjs/arena';
-import { KiB, MiB, disposeAfterEach, fakeCuda, onFake } from '@rmmjs/test-helpers';
+import { DEFAULT_STREAM, DeviceBuffer, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM, Stream } from '@rmmjs/core';
+import { ArenaMemoryResource, arenaSummary } from '@rmmjs/arena';
+import { KiB, MiB, disposeAfterEach, expectBytes, fakeCuda, onFake, pattern } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { arenaSummary } from '@rmmjs/arena';
 import { offset, upstreamCases } from './upstreams.js';
 
 /** Driver calls made while fn runs (all zero off the fake driver). */
@@ -126,6 +125,39 @@ describe.each(upstreamCases)('ArenaMemoryResource streams over $name', ({ make }
     });
     expect(all).toBe(p);
     expectCalls(calls, expected);
+    mr.deallocate(all, 4 * MiB);
+  });
+
+  it("RMM DeletedStream: a new stream that gets a destroyed stream's handle has an arena of its own", () => {
+    const mr = arena(4 * MiB);
+    const old = new Stream();
+    const handle = old.handle;
+    const buffer = new DeviceBuffer({ data: pattern(1000, 1), mr, stream: old });
+    const ptr = buffer.ptr;
+    buffer.free();
+    old[Symbol.dispose]();
+    const fresh = stream();
+    const again = new DeviceBuffer({ data: pattern(1000, 2), mr, stream: fresh });
+    expectBytes(again.toBytes(fresh), pattern(1000, 2));
+    if (onFake()) {
+      // The fake driver hands a destroyed stream's handle to the next stream, as the driver may.
+      // The old stream's arena (its free may still be in flight) is not the new stream's.
+      expect(fresh.handle).toBe(handle);
+      expect(offset(again.ptr, ptr)).toBe(MiB);
+      expect(arenaSummary(mr)).toMatchObject({ threadArenas: 0, streamArenas: 2 });
+    }
+    again.free();
+    // As in RMM's test: the default stream allocates after the stream is gone.
+    const onDefault = mr.allocate(1000);
+    mr.deallocate(onDefault, 1000);
+    // Every superblock goes back when the whole arena is needed, the destroyed stream's included,
+    // after waiting for the frees on it (its event outlives it).
+    let all = 0n;
+    const calls = callsDuring(() => {
+      all = mr.allocate(4 * MiB);
+    });
+    expect(all).toBe(ptr);
+    expectCalls(calls, { cuStreamSynchronize: 1, cuEventRecord: 0, cuEventSynchronize: 2 });
     mr.deallocate(all, 4 * MiB);
   });
 

@@ -346,12 +346,33 @@ describe('BinningMemoryResource', () => {
       const error = thrown(() => new BinningMemoryResource(base(), { minSizeExponent, maxSizeExponent }));
       expect(error, `${minSizeExponent}, ${maxSizeExponent}`).toBeInstanceOf(RangeError);
       expect(error.code).toBe('ERR_OUT_OF_RANGE');
+      expect(error.message).toMatch(/^The value of "options\.(min|max)SizeExponent" is out of range/);
+    }
+    expect(thrown(() => new BinningMemoryResource(base(), { minSizeExponent: -2, maxSizeExponent: 3 })).message).toBe(
+      'The value of "options.minSizeExponent" is out of range. It must be an integer >= 0 and <= 30 (or -1 for no bins). Received -2',
+    );
+    expect(thrown(() => new BinningMemoryResource(base(), { maxSizeExponent: 'x' as never })).message).toBe(
+      `The "options.maxSizeExponent" property must be of type number. Received type string ('x')`,
+    );
+    // One exponent alone, or RMM's -1, makes no bins.
+    for (const options of [
+      { minSizeExponent: 10 },
+      { maxSizeExponent: 12 },
+      { minSizeExponent: -1, maxSizeExponent: 12 },
+    ]) {
+      const none = new BinningMemoryResource(base(), options);
+      expect(none.binMrs, JSON.stringify(options)).toEqual([]);
+      none[Symbol.dispose]();
     }
     const mr = new BinningMemoryResource(base());
     expect(code(() => mr.addBin('1 KiB' as never))).toBe('ERR_INVALID_ARG_TYPE');
     expect(code(() => mr.addBin(-1))).toBe('ERR_OUT_OF_RANGE');
     expect(code(() => mr.addBin(1.5))).toBe('ERR_OUT_OF_RANGE');
     expect(code(() => mr.addBin(0))).toBe('ERR_OUT_OF_RANGE');
+    // A positional argument keeps its name.
+    expect(thrown(() => mr.addBin(-1)).message).toBe(
+      'The value of "allocationSize" is out of range. It must be a non-negative safe integer (0 to 2^53 - 1). Received -1',
+    );
     expect(code(() => mr.addBin(1024, {} as never))).toBe('ERR_INVALID_ARG_TYPE');
     expect(code(() => mr.addBin(1024, null as never))).toBe('ERR_INVALID_ARG_TYPE');
     expect(code(() => mr.addBin(1024, 'cuda' as never))).toBe('ERR_INVALID_ARG_TYPE');

@@ -97,20 +97,6 @@ export class DeviceMemoryResource implements Disposable {
   }
 }
 
-/** The abstract base of resources that wrap another (their upstream), which they keep alive. */
-export class UpstreamResourceAdaptor extends DeviceMemoryResource {
-  /** The upstream resource. */
-  get upstreamMr(): DeviceMemoryResource {
-    const upstream = native.resourceUpstream(resourceHandle(this, 'this'));
-    if (upstream === null) throw new TypeError(`${this.constructor.name} has no upstream resource`);
-    return wrapResource(upstream);
-  }
-
-  getUpstream(): DeviceMemoryResource {
-    return this.upstreamMr;
-  }
-}
-
 /** The native handle of a resource argument, or `ERR_INVALID_ARG_TYPE` naming `name`. */
 export function resourceHandle(mr: unknown, name: string): ResourceHandle {
   if (!isResource(mr)) {

@@ -1,4 +1,7 @@
-/** Error classes of API.md, and the Node-style argument errors (`ERR_INVALID_ARG_TYPE`, ...). */
+/**
+ * rmmjs's error classes (`RMMError`, `OutOfMemoryError`, `CudaError`: RMM's Python exceptions, each
+ * with a `code`), and the Node-style argument errors (`ERR_INVALID_ARG_TYPE`, ...).
+ */
 
 export interface RMMErrorOptions {
   code?: string;
@@ -77,18 +80,26 @@ function describe(value: unknown): string {
   return `Received type ${typeof value} (${shown})`;
 }
 
-/** `TypeError` `ERR_INVALID_ARG_TYPE`: `The "name" argument must be <expected>. Received ...` */
+// As Node's errors: an option (a dotted name, `options.initialPoolSize`) is a property.
+function kindOf(name: string): string {
+  return name.includes('.') ? 'property' : 'argument';
+}
+
+/**
+ * `TypeError` `ERR_INVALID_ARG_TYPE`: `The "name" argument must be <expected>. Received ...`
+ * (`The "options.name" property ...` for an option).
+ */
 export function invalidArgType(name: string, expected: string, actual: unknown): Error {
   return nodeError(
     TypeError,
     'ERR_INVALID_ARG_TYPE',
-    `The "${name}" argument must be ${expected}. ${describe(actual)}`,
+    `The "${name}" ${kindOf(name)} must be ${expected}. ${describe(actual)}`,
   );
 }
 
-/** `TypeError` `ERR_INVALID_ARG_VALUE` with a reason. */
+/** `TypeError` `ERR_INVALID_ARG_VALUE` with a reason: `The argument "name" <reason>` (`The property ...`). */
 export function invalidArgValue(name: string, reason: string): Error {
-  return nodeError(TypeError, 'ERR_INVALID_ARG_VALUE', `The argument "${name}" ${reason}`);
+  return nodeError(TypeError, 'ERR_INVALID_ARG_VALUE', `The ${kindOf(name)} "${name}" ${reason}`);
 }
 
 /** `RangeError` `ERR_OUT_OF_RANGE`: `The value of "name" is out of range. It must be <range>. Received <value>` */

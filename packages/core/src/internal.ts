@@ -1,5 +1,5 @@
 /**
- * For rmmjs's own packages (adaptors, logging, statistics, the umbrella): the pieces each
+ * For rmmjs's own packages (adaptors, logging, statistics): the pieces each
  * one needs to build its addon and classes on core. Not a public API: third-party addons use
  * '@rmmjs/core/addon'.
  */

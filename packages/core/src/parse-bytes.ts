@@ -27,12 +27,17 @@ export function parseBytes(s: number | string): number {
     if (!Number.isSafeInteger(s) || s < 0) throw outOfRange('s', 'a non-negative safe integer', s);
     return s;
   }
-  if (typeof s !== 'string') throw invalidArgType('s', 'of type number or string', s);
+  return parseByteString(s, 's');
+}
+
+/** The bytes of the byte string `s`, given as the argument or option `name` (its errors name it). */
+export function parseByteString(s: unknown, name: string): number {
+  if (typeof s !== 'string') throw invalidArgType(name, 'of type number or string', s);
   const match = PATTERN.exec(s);
   if (match === null) {
-    throw invalidArgValue('s', `is invalid. Could not parse ${s} as a byte specification`);
+    throw invalidArgValue(name, `is invalid. Could not parse ${s} as a byte specification`);
   }
   const bytes = Math.trunc(Number(match[1]) * BYTE_SIZES[(match[2] ?? '').toLowerCase()]);
-  if (!Number.isSafeInteger(bytes)) throw outOfRange('s', 'at most 2^53 - 1 bytes', s);
+  if (!Number.isSafeInteger(bytes)) throw outOfRange(name, 'at most 2^53 - 1 bytes', s);
   return bytes;
 }

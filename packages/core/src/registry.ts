@@ -48,7 +48,7 @@ export function availableDeviceMemory(): [number, number] {
 type Hook = { fn: (...args: unknown[]) => unknown; args: unknown[] };
 const hooks: Hook[] = [];
 
-/** Adds `fn(...args)` to the hooks `reinitialize()` runs first (last registered runs first). */
+/** Adds `fn(...args)` to the reinitialize hooks (`runReinitializeHooks` runs the last registered first). */
 export function registerReinitializeHook<F extends (...args: never[]) => unknown>(fn: F, ...args: Parameters<F>): F {
   validateFunction(fn, 'fn');
   hooks.push({ fn: fn as unknown as Hook['fn'], args });
@@ -61,7 +61,7 @@ export function unregisterReinitializeHook(fn: (...args: never[]) => unknown): v
   for (let i = hooks.length - 1; i >= 0; i--) if (hooks[i].fn === fn) hooks.splice(i, 1);
 }
 
-/** @internal Runs the hooks in reverse registration order (used by `rmmjs`'s reinitialize). */
+/** @internal Runs the reinitialize hooks in reverse registration order. */
 export function runReinitializeHooks(): void {
   for (const { fn, args } of [...hooks].reverse()) fn(...args);
 }

@@ -1,6 +1,6 @@
 /** Argument checks with Node's error codes. Cheap: they run on every hot-path call. */
 import { invalidArgType, outOfRange } from './errors.js';
-import { parseBytes } from './parse-bytes.js';
+import { parseByteString } from './parse-bytes.js';
 
 /** A byte count: a non-negative safe integer. */
 export function validateSize(value: unknown, name: string): number {
@@ -13,14 +13,7 @@ export function validateSize(value: unknown, name: string): number {
 
 /** A size option of a resource: a byte count or a byte string (`"1 GiB"`). */
 export function validateSizeOption(value: unknown, name: string): number {
-  if (typeof value === 'string') {
-    try {
-      return parseBytes(value);
-    } catch (error) {
-      (error as Error).message = (error as Error).message.replace('"s"', `"${name}"`);
-      throw error;
-    }
-  }
+  if (typeof value === 'string') return parseByteString(value, name);
   if (typeof value !== 'number') throw invalidArgType(name, 'of type number or string', value);
   return validateSize(value, name);
 }

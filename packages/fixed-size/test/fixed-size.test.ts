@@ -4,31 +4,27 @@ import {
   OutOfMemoryError,
   RMMError,
   getCurrentDeviceResource,
-  getCurrentDeviceResourceType,
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
 import { KiB, MiB, arrayTester, counting, itemSizes, nelems } from '@rmmjs/test-helpers';
 import { expectBytes, fakeCuda, onFake, pattern, random, thrown, withCuda } from '@rmmjs/test-helpers';
+import { disposeAfterEach, restoreCurrentDeviceResourceAfterEach } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { availableUpstreams } from './helpers.js';
 
 const base = () => getCurrentDeviceResource();
 
 describe.each(availableUpstreams())('FixedSizeMemoryResource over $name', ({ make }) => {
+  const keep = disposeAfterEach();
+  restoreCurrentDeviceResourceAfterEach(); // after-hooks run last first: restored, then disposed
+
   it('RMM test: block_size 1 MiB, 128 blocks, as the current resource (array_tester)', () => {
-    const upstream = make();
-    const mr = new FixedSizeMemoryResource(upstream, { blockSize: 1 << 20, blocksToPreallocate: 128 });
-    const previous = setCurrentDeviceResource(mr);
-    try {
-      expect(getCurrentDeviceResourceType()).toBe(FixedSizeMemoryResource);
-      expect(getCurrentDeviceResource()).toBe(mr);
-      let seed = 0;
-      for (const itemSize of itemSizes) for (const nelem of nelems) arrayTester(itemSize * nelem, ++seed);
-    } finally {
-      setCurrentDeviceResource(previous);
-      mr[Symbol.dispose]();
-    }
+    setCurrentDeviceResource(
+      keep(new FixedSizeMemoryResource(make(), { blockSize: 1 << 20, blocksToPreallocate: 128 })),
+    );
+    let seed = 0;
+    for (const itemSize of itemSizes) for (const nelem of nelems) arrayTester(itemSize * nelem, ++seed);
   });
 
   it('RMM test: allocations are different, 256-byte aligned, of the block size at most', () => {
@@ -199,14 +195,27 @@ describe('FixedSizeMemoryResource', () => {
     const zeroBlock = thrown(() => new FixedSizeMemoryResource(base(), { blockSize: 0 }));
     expect(zeroBlock).toBeInstanceOf(RangeError);
     expect(zeroBlock.code).toBe('ERR_OUT_OF_RANGE');
-    expect(zeroBlock.message).toContain('"blockSize"');
+    expect(zeroBlock.message).toBe(
+      'The value of "options.blockSize" is out of range. It must be >= 1 byte. Received 0',
+    );
     const zeroBlocks = thrown(() => new FixedSizeMemoryResource(base(), { blocksToPreallocate: 0 }));
     expect(zeroBlocks).toBeInstanceOf(RangeError);
-    expect(zeroBlocks.message).toContain('"blocksToPreallocate"');
+    expect(zeroBlocks.message).toBe(
+      'The value of "options.blocksToPreallocate" is out of range. It must be >= 1. Received 0',
+    );
     const huge = thrown(
       () => new FixedSizeMemoryResource(base(), { blockSize: 2 ** 40, blocksToPreallocate: 2 ** 20 }),
     );
     expect(huge.code).toBe('ERR_OUT_OF_RANGE');
+    expect(huge.message).toBe(
+      'The value of "options.blocksToPreallocate" is out of range. It must be <= 8191 for blocks of 1099511627776 bytes. Received 1048576',
+    );
+    expect(thrown(() => new FixedSizeMemoryResource(base(), { blockSize: '1k' })).message).toBe(
+      'The property "options.blockSize" is invalid. Could not parse 1k as a byte specification',
+    );
+    expect(thrown(() => new FixedSizeMemoryResource(base(), { blocksToPreallocate: '2' as never })).message).toBe(
+      `The "options.blocksToPreallocate" property must be of type number. Received type string ('2')`,
+    );
     const mr = new FixedSizeMemoryResource(base(), { blockSize: KiB, blocksToPreallocate: 1 });
     expect(code(() => mr.allocate(-1))).toBe('ERR_OUT_OF_RANGE');
     expect(code(() => mr.allocate('1' as never))).toBe('ERR_INVALID_ARG_TYPE');

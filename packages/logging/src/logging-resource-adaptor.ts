@@ -3,21 +3,12 @@ import { type DeviceMemoryResource, UpstreamResourceAdaptor } from '@rmmjs/core'
 import {
   invalidArgType,
   invalidArgValue,
-  loadAdaptorAddon,
   registerResourceClass,
   resourceHandle,
   validateBoolean,
   validateOptions,
-  type ResourceHandle,
 } from '@rmmjs/core/internal';
-
-interface LoggingAddon {
-  create(upstream: ResourceHandle, logFileName: string, autoFlush: boolean): ResourceHandle;
-  flush(mr: ResourceHandle): void;
-  fileName(mr: ResourceHandle): string;
-}
-
-const addon = loadAdaptorAddon<LoggingAddon>(import.meta.url, '../build/Release/rmmjs_logging.node', '@rmmjs/logging');
+import { addon } from './addon.js';
 
 export interface LoggingResourceAdaptorOptions {
   /** The CSV file to write (truncated); default `$RMM_LOG_FILE`. */
@@ -57,7 +48,13 @@ export class LoggingResourceAdaptor extends UpstreamResourceAdaptor {
   constructor(upstream: DeviceMemoryResource, options: LoggingResourceAdaptorOptions = {}) {
     const { logFileName, autoFlush = false } = validateOptions<LoggingResourceAdaptorOptions>(options);
     const handle = resourceHandle(upstream, 'upstream');
-    super(addon.create(handle, logFileNameArg(logFileName), validateBoolean(autoFlush, 'autoFlush')));
+    super(
+      addon.create(
+        handle,
+        logFileNameArg(logFileName, 'options.logFileName'),
+        validateBoolean(autoFlush, 'options.autoFlush'),
+      ),
+    );
   }
 
   /** Writes the buffered rows to the file. */

@@ -75,9 +75,11 @@ describe('enableLogging', () => {
       const error = thrown(() => enableLogging());
       expect(error).toBeInstanceOf(TypeError);
       expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
-      expect(error.message).toContain('RMM_LOG_FILE');
+      expect(error.message).toMatch(/^The argument "logFileName" must be given when RMM_LOG_FILE is not set/);
       expect(getCurrentDeviceResource()).toBe(before);
-      expect(thrown(() => enableLogging(7 as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+      expect(thrown(() => enableLogging(7 as never)).message).toBe(
+        'The "logFileName" argument must be of type string. Received type number (7)',
+      );
 
       process.env.RMM_LOG_FILE = join(dir, 'env.csv');
       enableLogging();

@@ -219,7 +219,9 @@ describe('LoggingResourceAdaptor', () => {
           const error = thrown(make);
           expect(error).toBeInstanceOf(TypeError);
           expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
-          expect(error.message).toContain('RMM_LOG_FILE');
+          expect(error.message).toMatch(
+            /^The property "options\.logFileName" must be given when RMM_LOG_FILE is not set/,
+          );
         }
       }
     } finally {
@@ -243,6 +245,15 @@ describe('LoggingResourceAdaptor', () => {
       'ERR_INVALID_ARG_TYPE',
     );
     expect(codeOf(() => new LoggingResourceAdaptor(base(), [] as never))).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => new LoggingResourceAdaptor(base(), { logFileName: 42 as never })).message).toBe(
+      'The "options.logFileName" property must be of type string. Received type number (42)',
+    );
+    expect(thrown(() => new LoggingResourceAdaptor(base(), { logFileName: '' })).message).toBe(
+      `The property "options.logFileName" must be a file name. Received ''`,
+    );
+    expect(thrown(() => new LoggingResourceAdaptor(base(), { logFileName: file, autoFlush: 1 as never })).message).toBe(
+      'The "options.autoFlush" property must be of type boolean. Received type number (1)',
+    );
     expect(codeOf(() => new LoggingResourceAdaptor(base(), 'log.csv' as never))).toBe('ERR_INVALID_ARG_TYPE');
     expect(existsSync(file)).toBe(false);
   });

@@ -225,6 +225,12 @@ describe('PoolMemoryResource configuration', () => {
     expect(error.message).toBe(message);
   });
 
+  it('no initialPoolSize: the default initial size is capped by maximumPoolSize', () => {
+    using pool = new PoolMemoryResource(base(), { maximumPoolSize: MiB, initialPoolSize: undefined });
+    expect(pool.poolSize()).toBe(MiB);
+    expect(thrown(() => pool.allocate(MiB + 256)).code).toBe('ERR_RMM_OUT_OF_MEMORY');
+  });
+
   it('RMM InitialAndMaxPoolSizeEqual: initial = maximum = 1000192 serves 1000 bytes', () => {
     using pool = new PoolMemoryResource(base(), { initialPoolSize: 1000192, maximumPoolSize: 1000192 });
     const ptr = pool.allocate(1000);

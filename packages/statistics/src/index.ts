@@ -14,7 +14,8 @@ export {
   statistics,
   StatisticsScope,
 } from './statistics-stack.js';
-export { MemoryRecord, ProfilerRecords, defaultProfilerRecords } from './profiler-records.js';
+export { MemoryRecord } from './memory-record.js';
+export { ProfilerRecords, defaultProfilerRecords } from './profiler-records.js';
 export type { ProfilerOrder } from './profiler-records.js';
 export { profiler, profileScope, profile, ProfileScope } from './profiler.js';
 export type { Profiler, ProfilerOptions } from './profiler.js';

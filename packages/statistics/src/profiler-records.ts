@@ -1,40 +1,6 @@
-import { invalidArgType, invalidArgValue, validateInteger, validateOptions } from '@rmmjs/core/internal';
-import type { Statistics } from './statistics.js';
-
-function amount(value: unknown, name: string): number {
-  return validateInteger(value, name, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-}
-
-/** The memory a profiled function or block used over its calls. */
-export class MemoryRecord {
-  /** How many times it ran. */
-  numCalls: number;
-  /** Bytes allocated over all calls. */
-  memoryTotal: number;
-  /** The most bytes live at once during any one call. */
-  memoryPeak: number;
-
-  /** `new MemoryRecord(numCalls?, memoryTotal?, memoryPeak?)` or `new MemoryRecord({ numCalls, memoryTotal, memoryPeak })`. */
-  constructor(
-    numCalls: number | { numCalls?: number; memoryTotal?: number; memoryPeak?: number } = 0,
-    memoryTotal = 0,
-    memoryPeak = 0,
-  ) {
-    if (typeof numCalls === 'object' && numCalls !== null) {
-      ({ numCalls = 0, memoryTotal = 0, memoryPeak = 0 } = numCalls);
-    }
-    this.numCalls = amount(numCalls, 'numCalls');
-    this.memoryTotal = amount(memoryTotal, 'memoryTotal');
-    this.memoryPeak = amount(memoryPeak, 'memoryPeak');
-  }
-
-  /** Counts one more call that allocated `memoryTotal` bytes with a peak of `memoryPeak`. */
-  add(memoryTotal: number, memoryPeak: number): void {
-    this.numCalls += 1;
-    this.memoryTotal += amount(memoryTotal, 'memoryTotal');
-    this.memoryPeak = Math.max(this.memoryPeak, amount(memoryPeak, 'memoryPeak'));
-  }
-}
+import { invalidArgType, invalidArgValue, validateOptions } from '@rmmjs/core/internal';
+import { MemoryRecord } from './memory-record.js';
+import { counterArg, type Statistics } from './statistics.js';
 
 /** What `report()` can sort by (RMM's Python names are accepted too). */
 export type ProfilerOrder = 'numCalls' | 'memoryPeak' | 'memoryTotal' | 'num_calls' | 'memory_peak' | 'memory_total';
@@ -67,12 +33,14 @@ export class ProfilerRecords {
   add(name: string, stats: Pick<Statistics, 'totalBytes' | 'peakBytes'>): void {
     if (typeof name !== 'string') throw invalidArgType('name', 'of type string', name);
     if (typeof stats !== 'object' || stats === null) throw invalidArgType('stats', 'a Statistics object', stats);
+    const totalBytes = counterArg(stats.totalBytes, 'stats.totalBytes');
+    const peakBytes = counterArg(stats.peakBytes, 'stats.peakBytes');
     let record = this.#records.get(name);
     if (record === undefined) {
       record = new MemoryRecord();
       this.#records.set(name, record);
     }
-    record.add(stats.totalBytes, stats.peakBytes);
+    record.add(totalBytes, peakBytes);
   }
 
   /** A copy of the records, by name, in the order they were first added. */
@@ -88,10 +56,13 @@ export class ProfilerRecords {
    */
   report(options: { orderedBy?: ProfilerOrder } = {}): string {
     const { orderedBy = 'memoryPeak' } = validateOptions<{ orderedBy: ProfilerOrder }>(options);
-    if (typeof orderedBy !== 'string') throw invalidArgType('orderedBy', 'of type string', orderedBy);
+    if (typeof orderedBy !== 'string') throw invalidArgType('options.orderedBy', 'of type string', orderedBy);
     const field = Object.hasOwn(ORDERS, orderedBy) ? ORDERS[orderedBy as ProfilerOrder] : undefined;
     if (field === undefined) {
-      throw invalidArgValue('orderedBy', `must be 'numCalls', 'memoryPeak' or 'memoryTotal'. Received '${orderedBy}'`);
+      throw invalidArgValue(
+        'options.orderedBy',
+        `must be 'numCalls', 'memoryPeak' or 'memoryTotal'. Received '${orderedBy}'`,
+      );
     }
     const records = [...this.#records].sort(([, a], [, b]) => b[field] - a[field]);
     let text = 'Memory Profiling\n================\n\n';

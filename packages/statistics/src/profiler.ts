@@ -20,7 +20,8 @@ export interface ProfilerOptions {
 
 function recordsOption(records: unknown): ProfilerRecords {
   if (records === undefined) return defaultProfilerRecords;
-  if (!(records instanceof ProfilerRecords)) throw invalidArgType('records', 'an instance of ProfilerRecords', records);
+  if (!(records instanceof ProfilerRecords))
+    throw invalidArgType('options.records', 'an instance of ProfilerRecords', records);
   return records;
 }
 
@@ -142,7 +143,7 @@ export interface Profiler {
 export function profiler(options: ProfilerOptions = {}): Profiler {
   const { records: recordsValue, name = '' } = validateOptions<ProfilerOptions>(options);
   const records = recordsOption(recordsValue);
-  if (typeof name !== 'string') throw invalidArgType('name', 'of type string', name);
+  if (typeof name !== 'string') throw invalidArgType('options.name', 'of type string', name);
   const location = callerLocation(profiler);
   const named = (qualifiedName: string) => name || `${location}(${qualifiedName})`;
 

@@ -1,31 +1,7 @@
 import { type DeviceMemoryResource, type Stream, UpstreamResourceAdaptor } from '@rmmjs/core';
-import {
-  loadAdaptorAddon,
-  registerResourceClass,
-  resourceHandle,
-  streamArg,
-  validateSize,
-  type ResourceHandle,
-} from '@rmmjs/core/internal';
+import { registerResourceClass, resourceHandle, streamArg, validateSize } from '@rmmjs/core/internal';
 import { Statistics } from './statistics.js';
-
-/** [currentBytes, currentCount, peakBytes, peakCount, totalBytes, totalCount] */
-type Counters = [number, number, number, number, number, number];
-
-interface StatisticsAddon {
-  create(upstream: ResourceHandle): ResourceHandle;
-  counters(mr: ResourceHandle): Counters;
-  push(mr: ResourceHandle): Counters;
-  pop(mr: ResourceHandle): Counters;
-  countAllocation(mr: ResourceHandle, nbytes: number): void;
-  countFree(mr: ResourceHandle, nbytes: number): void;
-}
-
-const addon = loadAdaptorAddon<StatisticsAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_statistics.node',
-  '@rmmjs/statistics',
-);
+import { addon, type Counters } from './addon.js';
 
 const statisticsOf = (counters: Counters) => new Statistics(...counters);
 

@@ -12,7 +12,8 @@ export interface StatisticsInit {
 
 const FIELDS = ['currentBytes', 'currentCount', 'peakBytes', 'peakCount', 'totalBytes', 'totalCount'] as const;
 
-function counter(value: unknown, name: string): number {
+/** A counter: an integer of at most 2^53 - 1 either way (a pushed pair's current values can be negative). @internal */
+export function counterArg(value: unknown, name: string): number {
   return validateInteger(value, name, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 }
 
@@ -40,15 +41,17 @@ export class Statistics implements StatisticsInit {
   );
   constructor(...args: [StatisticsInit] | [number, number, number, number, number, number]) {
     let values: unknown[] = args;
+    let names: readonly string[] = FIELDS;
     if (typeof args[0] === 'object' && args[0] !== null) {
       const init = validateOptions<StatisticsInit>(args[0], 'init');
       values = FIELDS.map((field) => init[field]);
+      names = FIELDS.map((field) => `init.${field}`);
     }
-    this.currentBytes = counter(values[0], 'currentBytes');
-    this.currentCount = counter(values[1], 'currentCount');
-    this.peakBytes = counter(values[2], 'peakBytes');
-    this.peakCount = counter(values[3], 'peakCount');
-    this.totalBytes = counter(values[4], 'totalBytes');
-    this.totalCount = counter(values[5], 'totalCount');
+    this.currentBytes = counterArg(values[0], names[0]);
+    this.currentCount = counterArg(values[1], names[1]);
+    this.peakBytes = counterArg(values[2], names[2]);
+    this.peakCount = counterArg(values[3], names[3]);
+    this.totalBytes = counterArg(values[4], names[4]);
+    this.totalCount = counterArg(values[5], names[5]);
   }
 }

@@ -292,6 +292,34 @@ describe('ProfilerRecords', () => {
     expect(thrown(() => profileScope('')).code).toBe('ERR_INVALID_ARG_VALUE');
     expect(thrown(() => profileScope(undefined as never)).code).toBe('ERR_INVALID_ARG_TYPE');
     expect(thrown(() => profile('x', 'not a function' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    // Options are named options.X; positional arguments and properties of other objects by their path.
+    expect(thrown(() => records.report({ orderedBy: 1 as never })).message).toBe(
+      'The "options.orderedBy" property must be of type string. Received type number (1)',
+    );
+    expect(thrown(() => records.report({ orderedBy: 'size' as never })).message).toBe(
+      `The property "options.orderedBy" must be 'numCalls', 'memoryPeak' or 'memoryTotal'. Received 'size'`,
+    );
+    expect(thrown(() => profiler({ records: {} as never })).message).toBe(
+      'The "options.records" property must be an instance of ProfilerRecords. Received an instance of Object',
+    );
+    expect(thrown(() => profileScope('x', { records: 1 as never })).message).toBe(
+      'The "options.records" property must be an instance of ProfilerRecords. Received type number (1)',
+    );
+    expect(thrown(() => profiler({ name: 3 as never })).message).toBe(
+      'The "options.name" property must be of type string. Received type number (3)',
+    );
+    expect(thrown(() => profileScope(3 as never)).message).toBe(
+      'The "name" argument must be of type string. Received type number (3)',
+    );
+    expect(thrown(() => records.add('x', { totalBytes: 1, peakBytes: '1' } as never)).message).toBe(
+      `The "stats.peakBytes" property must be of type number. Received type string ('1')`,
+    );
+    expect(thrown(() => new MemoryRecord({ memoryTotal: 0.5 })).message).toBe(
+      'The value of "init.memoryTotal" is out of range. It must be an integer >= -9007199254740991 and <= 9007199254740991. Received 0.5',
+    );
+    expect(thrown(() => new MemoryRecord(1, 2, 'x' as never)).message).toBe(
+      `The "memoryPeak" argument must be of type number. Received type string ('x')`,
+    );
     expect(getStatistics()!.currentCount).toBe(0);
     expect(records.records.size).toBe(0);
   });

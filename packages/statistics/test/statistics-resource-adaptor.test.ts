@@ -207,5 +207,11 @@ describe('Statistics', () => {
     expect(thrown(() => counts('1' as never, 0, 0, 0, 0, 0)).code).toBe('ERR_INVALID_ARG_TYPE');
     expect(thrown(() => counts(0, 0.5, 0, 0, 0, 0)).code).toBe('ERR_OUT_OF_RANGE');
     expect(thrown(() => new Statistics({ currentBytes: 1 } as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => new Statistics({ currentBytes: 1 } as never)).message).toBe(
+      'The "init.currentCount" property must be of type number. Received undefined',
+    );
+    expect(thrown(() => counts(0, 0.5, 0, 0, 0, 0)).message).toBe(
+      'The value of "currentCount" is out of range. It must be an integer >= -9007199254740991 and <= 9007199254740991. Received 0.5',
+    );
   });
 });

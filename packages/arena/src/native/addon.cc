@@ -1,8 +1,6 @@
 // @rmmjs/arena's addon: create(upstream, arenaSize, dumpLogOnFailure) and summary(mr).
-#include <optional>
-
-#include "arena_memory_resource.h"
 #include "rmmjs/addon.hpp"
+#include "arena_memory_resource.h"
 
 namespace {
 
@@ -11,9 +9,8 @@ namespace js = rmmjs::js;
 
 // create(upstream, arenaSize (undefined: the default), dumpLogOnFailure)
 Napi::Value Create(const Napi::CallbackInfo& info) {
-  std::optional<size_t> arena_size;
-  if (!info[1].IsUndefined()) arena_size = js::SizeArg(info[1]);
-  return js::CreateAdaptor<ArenaMemoryResource>(info, 0, arena_size, info[2].As<Napi::Boolean>().Value());
+  return js::CreateAdaptor<ArenaMemoryResource>(info, 0, js::OptionalSizeArg(info[1]),
+                                                info[2].As<Napi::Boolean>().Value());
 }
 
 // summary(mr): where the memory is now (see arenaSummary in src/arena-memory-resource.ts).

@@ -22,7 +22,7 @@ std::atomic<std::uint64_t> g_next_serial{1};
 // are never reused.
 struct CachedArena {
   std::uint64_t serial;
-  rmmjs_stream stream;  // 0 for the thread's arena
+  StreamKey key;
   Arena* arena;
 };
 constexpr unsigned kCachedArenas = 8;
@@ -100,13 +100,15 @@ rmmjs_status ArenaMemoryResourceImpl::Allocate(std::size_t bytes, rmmjs_stream s
   if (bytes == 0) return RMMJS_OK;
   if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) bytes = SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT;
   std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
-  if (char* ptr = AllocateOnce(size, stream)) {
+  StreamKey arena_key = kThreadArena;
+  if (!GlobalArena::Handles(size)) RMMJS_TRY(ArenaKeyOf(stream, &arena_key));
+  if (char* ptr = AllocateOnce(size, arena_key)) {
     *out = ptr;
     return RMMJS_OK;
   }
   // RMM: every arena gives its superblocks back to the global arena, and one more try.
   RMMJS_TRY(Defragment());
-  if (char* ptr = AllocateOnce(size, stream)) {
+  if (char* ptr = AllocateOnce(size, arena_key)) {
     *out = ptr;
     return RMMJS_OK;
   }
@@ -115,9 +117,9 @@ rmmjs_status ArenaMemoryResourceImpl::Allocate(std::size_t bytes, rmmjs_stream s
               "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): No room in arena.");
 }
 
-char* ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, rmmjs_stream stream) {
+char* ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, const StreamKey& arena_key) {
   if (GlobalArena::Handles(size)) return global_.Allocate(size);
-  return ArenaFor(stream, true)->Allocate(size);
+  return ArenaFor(arena_key, true)->Allocate(size);
 }
 
 rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t bytes, rmmjs_stream stream) {
@@ -135,7 +137,9 @@ rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t byte
     result = global_.Free(ptr, size);
   }
   if (result == FreeResult::kNotHere) {
-    if (Arena* arena = ArenaFor(stream, false)) RMMJS_TRY(arena->Free(ptr, size, stream, synchronized, &result));
+    StreamKey key;
+    RMMJS_TRY(ArenaKeyOf(stream, &key));
+    if (Arena* arena = ArenaFor(key, false)) RMMJS_TRY(arena->Free(ptr, size, stream, synchronized, &result));
   }
   if (result == FreeResult::kNotHere) {
     // The block's superblock is elsewhere (another thread's or stream's arena, or moved by a
@@ -146,18 +150,28 @@ rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t byte
   return result == FreeResult::kFreed ? RMMJS_OK : AllocationNotFound(result);
 }
 
-Arena* ArenaMemoryResourceImpl::ArenaFor(rmmjs_stream stream, bool create) {
-  rmmjs_stream key = IsDefaultStream(stream) ? 0 : stream;
-  for (const CachedArena& cached : t_cached_arenas) {
-    if (cached.serial == serial_ && cached.stream == key) return cached.arena;
+// The default streams use the calling thread's arena; any other stream an arena of its own, by its
+// stream id: a new stream that gets a destroyed stream's handle does not inherit that stream's
+// arena, whose frees may still be in flight. A driver call for a created stream.
+rmmjs_status ArenaMemoryResourceImpl::ArenaKeyOf(rmmjs_stream stream, StreamKey* key) const {
+  if (IsDefaultStream(stream)) {
+    *key = kThreadArena;
+    return RMMJS_OK;
   }
-  Arena* arena = FindOrCreateArena(stream, create);
+  return StreamKeyOf(stream, cuda_, key);
+}
+
+Arena* ArenaMemoryResourceImpl::ArenaFor(const StreamKey& key, bool create) {
+  for (const CachedArena& cached : t_cached_arenas) {
+    if (cached.serial == serial_ && cached.key == key) return cached.arena;
+  }
+  Arena* arena = FindOrCreateArena(key, create);
   if (arena != nullptr) t_cached_arenas[t_next_cached_arena++ % kCachedArenas] = {serial_, key, arena};
   return arena;
 }
 
-Arena* ArenaMemoryResourceImpl::FindOrCreateArena(rmmjs_stream stream, bool create) {
-  bool per_thread = IsDefaultStream(stream);
+Arena* ArenaMemoryResourceImpl::FindOrCreateArena(const StreamKey& key, bool create) {
+  bool per_thread = key == kThreadArena;
   std::thread::id thread = std::this_thread::get_id();
   Arena* arena = nullptr;
   {
@@ -166,14 +180,14 @@ Arena* ArenaMemoryResourceImpl::FindOrCreateArena(rmmjs_stream stream, bool crea
       auto found = thread_arenas_.find(thread);
       if (found != thread_arenas_.end()) arena = found->second.get();
     } else {
-      auto found = stream_arenas_.find(stream);
+      auto found = stream_arenas_.find(key.id);
       if (found != stream_arenas_.end()) arena = found->second.get();
     }
   }
   if (arena == nullptr && create) {
     auto made = std::make_shared<Arena>(global_, device_, cuda_);
     std::unique_lock<std::shared_mutex> lock(arenas_mutex_);
-    auto& slot = per_thread ? thread_arenas_[thread] : stream_arenas_[stream];
+    auto& slot = per_thread ? thread_arenas_[thread] : stream_arenas_[key.id];
     if (!slot) slot = std::move(made);
     arena = slot.get();
   }
@@ -186,7 +200,7 @@ std::vector<std::shared_ptr<Arena>> ArenaMemoryResourceImpl::AllArenas() {
   std::vector<std::shared_ptr<Arena>> arenas;
   arenas.reserve(thread_arenas_.size() + stream_arenas_.size());
   for (auto& [thread, arena] : thread_arenas_) arenas.push_back(arena);
-  for (auto& [stream, arena] : stream_arenas_) arenas.push_back(arena);
+  for (auto& [id, arena] : stream_arenas_) arenas.push_back(arena);
   return arenas;
 }
 

@@ -18,6 +18,7 @@
 #include "global_arena.h"
 #include "rmmjs/abi.h"
 #include "rmmjs/resource.hpp"
+#include "rmmjs/stream_key.hpp"
 
 namespace rmmjs::arena {
 
@@ -48,10 +49,14 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
   // A thread that has an arena here exits: its superblocks go back to the global arena.
   void ThreadExited(std::thread::id thread);
 
+  // The key of the calling thread's arena, which serves the default streams.
+  static constexpr StreamKey kThreadArena{StreamKind::kLegacy, 0};
+
  private:
-  char* AllocateOnce(std::size_t size, rmmjs_stream stream);
-  Arena* ArenaFor(rmmjs_stream stream, bool create);
-  Arena* FindOrCreateArena(rmmjs_stream stream, bool create);
+  rmmjs_status ArenaKeyOf(rmmjs_stream stream, StreamKey* key) const;
+  char* AllocateOnce(std::size_t size, const StreamKey& arena_key);
+  Arena* ArenaFor(const StreamKey& key, bool create);
+  Arena* FindOrCreateArena(const StreamKey& key, bool create);
   std::vector<std::shared_ptr<Arena>> AllArenas();
   rmmjs_status Defragment();
   rmmjs_status SynchronizeStream(rmmjs_stream stream) const;
@@ -67,7 +72,7 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
   GlobalArena global_;
   std::shared_mutex arenas_mutex_;
   std::unordered_map<std::thread::id, std::shared_ptr<Arena>> thread_arenas_;
-  std::unordered_map<rmmjs_stream, std::shared_ptr<Arena>> stream_arenas_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<Arena>> stream_arenas_;  // by stream id
 };
 
 }  // namespace rmmjs::arena

@@ -6,7 +6,7 @@ namespace {
 
 namespace js = rmmjs::js;
 
-// create(allocate, deallocate): the functions are the package's wrappers (index.ts).
+// create(allocate, deallocate): the functions are the package's wrappers (callback-memory-resource.ts).
 Napi::Value Create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[0].IsFunction() || !info[1].IsFunction()) {

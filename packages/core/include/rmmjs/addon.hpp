@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -44,9 +45,13 @@ T& Self(const Napi::CallbackInfo& info, size_t index = 0, const char* what = "th
   return ImplOf<T>(mr);
 }
 
-// A byte count that JavaScript validated (a safe integer), or `absent` for undefined.
-inline size_t SizeArg(const Napi::Value& value, size_t absent = 0) {
-  return value.IsUndefined() ? absent : static_cast<size_t>(value.As<Napi::Number>().DoubleValue());
+// A byte count that JavaScript validated (a safe integer).
+inline size_t SizeArg(const Napi::Value& value) { return static_cast<size_t>(value.As<Napi::Number>().DoubleValue()); }
+
+// An optional byte count that JavaScript validated: undefined (not given) is std::nullopt.
+inline std::optional<size_t> OptionalSizeArg(const Napi::Value& value) {
+  if (value.IsUndefined()) return std::nullopt;
+  return SizeArg(value);
 }
 
 inline Napi::Value SizeValue(Napi::Env env, size_t value) { return Napi::Number::New(env, static_cast<double>(value)); }

@@ -7,7 +7,7 @@
 //
 // ShardedPointerTable<Value>: PointerTable split into shards, each behind a spin lock, for a table
 // that allocate and deallocate touch from any thread (a lookup holds one shard for a few dozen
-// instructions).
+// instructions). Readers that want one consistent view (ForEach) hold every shard at once.
 #ifndef RMMJS_POINTER_TABLE_HPP
 #define RMMJS_POINTER_TABLE_HPP
 
@@ -116,10 +116,29 @@ class ShardedPointerTable {
     return shard.table.Take(Key(ptr), out);
   }
 
+  // The number of entries (the shards are counted one after another).
+  std::size_t size() const {
+    std::size_t total = 0;
+    for (const Shard& shard : shards_) {
+      std::lock_guard<SpinLock> guard(shard.lock);
+      total += shard.table.size();
+    }
+    return total;
+  }
+
+  // Calls visit(ptr, value) for every entry with all shards locked (in order): one consistent
+  // snapshot. visit must not use the table, and should be short: it blocks every other user.
+  template <class Visit>
+  void ForEach(Visit&& visit) const {
+    std::array<std::unique_lock<SpinLock>, kShards> guards;
+    for (std::size_t i = 0; i < kShards; i++) guards[i] = std::unique_lock<SpinLock>(shards_[i].lock);
+    for (const Shard& shard : shards_) shard.table.ForEach(visit);
+  }
+
  private:
   static constexpr std::size_t kShards = 16;
   struct alignas(64) Shard {
-    SpinLock lock;
+    mutable SpinLock lock;
     PointerTable<Value> table;
   };
 

@@ -3,9 +3,8 @@
 // is and where new ones come from.
 //
 // Memory freed on stream A is reused on A at once, and on stream B after B waits on A's event:
-// - Streams are told apart as abi.h says: 0 and CU_STREAM_LEGACY are one stream (the legacy
-//   default stream), CU_STREAM_PER_THREAD is one stream per thread, other streams are known by
-//   their stream id (a destroyed stream's handle can come back for a new stream; its id cannot).
+// - Each stream has its own free list, by its StreamKey (rmmjs/stream_key.hpp: the stream id, never
+//   the handle, which a destroyed stream's successor can get).
 // - A free on a created stream or on the per-thread default stream records that stream's event at
 //   once, as RMM does: the stream may be destroyed before another stream takes the block. The legacy
 //   default stream is never destroyed, so a free on it makes no driver call; its event is recorded
@@ -55,10 +54,8 @@
 #ifndef RMMJS_STREAM_ORDERED_RESOURCE_HPP
 #define RMMJS_STREAM_ORDERED_RESOURCE_HPP
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>  // std::unique_lock
 #include <new>
@@ -71,29 +68,10 @@
 #include "rmmjs/resource.hpp"
 #include "rmmjs/spin_lock.hpp"
 #include "rmmjs/status.hpp"
+#include "rmmjs/stream_key.hpp"
 
 namespace rmmjs {
 namespace stream_ordered {
-
-// Which free list a stream's memory goes to.
-enum class StreamKind : uint8_t { kLegacy, kPerThread, kCreated };
-struct StreamKey {
-  StreamKind kind;
-  uint64_t id;  // the thread's number (kPerThread), the stream id (kCreated; the handle in host mode)
-  bool operator==(const StreamKey& other) const { return kind == other.kind && id == other.id; }
-};
-struct StreamKeyHash {
-  size_t operator()(const StreamKey& key) const {
-    return std::hash<uint64_t>()(key.id * 3 + static_cast<uint64_t>(key.kind));
-  }
-};
-
-// A number per thread, never reused.
-inline uint64_t ThisThreadNumber() {
-  static std::atomic<uint64_t> next{1};
-  thread_local const uint64_t number = next.fetch_add(1, std::memory_order_relaxed);
-  return number;
-}
 
 // Work that may still use memory freed on a stream: the legacy default stream to synchronize
 // (event nullptr), or an event.
@@ -223,8 +201,8 @@ class StreamOrderedResource {
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) try {
     size_t size = 0;
     RMMJS_TRY(blocks_.BlockSize(bytes, &size));
-    stream_ordered::StreamKey key;
-    RMMJS_TRY(KeyOf(stream, &key));
+    StreamKey key;
+    RMMJS_TRY(StreamKeyOf(stream, stream_ordered_, &key));  // may call the driver: before the lock
     Lock lock(mutex_);
     StreamState& own = StateOf(key, stream);
     uintptr_t ptr = blocks_.Take(own.free, size);
@@ -237,8 +215,8 @@ class StreamOrderedResource {
 
   rmmjs_status Deallocate(void* pointer, size_t bytes, rmmjs_stream stream) try {
     if (bytes == 0) return RMMJS_OK;
-    stream_ordered::StreamKey key;
-    RMMJS_TRY(KeyOf(stream, &key));
+    StreamKey key;
+    RMMJS_TRY(StreamKeyOf(stream, stream_ordered_, &key));
     Lock lock(mutex_);
     StreamState& own = StateOf(key, stream);
     if (stream_ordered_ && !own.lazy) {
@@ -276,25 +254,9 @@ class StreamOrderedResource {
   static constexpr size_t kNoSlot = StreamState::kNoSlot;
   static constexpr rmmjs_stream kLegacyStream = 0;
 
-  rmmjs_status KeyOf(rmmjs_stream stream, stream_ordered::StreamKey* key) const {
-    using stream_ordered::StreamKind;
-    if (IsLegacyDefaultStream(stream)) {
-      *key = {StreamKind::kLegacy, 0};
-    } else if (IsPerThreadDefaultStream(stream)) {
-      *key = {StreamKind::kPerThread, stream_ordered::ThisThreadNumber()};
-    } else if (!stream_ordered_) {
-      *key = {StreamKind::kCreated, stream};
-    } else {
-      uint64_t id = 0;
-      RMMJS_TRY(CoreApi()->stream_id(stream, &id));  // a driver call: made without the lock
-      *key = {StreamKind::kCreated, id};
-    }
-    return RMMJS_OK;
-  }
-
   // The state of the stream with this key, created on first use (may throw std::bad_alloc).
-  StreamState& StateOf(const stream_ordered::StreamKey& key, rmmjs_stream stream) {
-    if (key.kind == stream_ordered::StreamKind::kLegacy) return *legacy_;
+  StreamState& StateOf(const StreamKey& key, rmmjs_stream stream) {
+    if (key.kind == StreamKind::kLegacy) return *legacy_;
     if (last_state_ != nullptr && key == last_key_) return *last_state_;
     auto [at, inserted] = by_key_.try_emplace(key, nullptr);
     if (inserted) {
@@ -466,9 +428,9 @@ class StreamOrderedResource {
 
   SpinLock mutex_;
   std::vector<std::unique_ptr<StreamState>> states_;  // in the order streams were first seen
-  std::unordered_map<stream_ordered::StreamKey, StreamState*, stream_ordered::StreamKeyHash> by_key_;
+  std::unordered_map<StreamKey, StreamState*, StreamKeyHash> by_key_;
   StreamState* legacy_ = nullptr;
-  stream_ordered::StreamKey last_key_{stream_ordered::StreamKind::kLegacy, 0};
+  StreamKey last_key_{StreamKind::kLegacy, 0};
   StreamState* last_state_ = nullptr;
   std::vector<StreamState*> nonempty_;  // the states whose lists may hold blocks
 };

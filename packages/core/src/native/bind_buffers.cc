@@ -59,7 +59,7 @@ Napi::Value CreateJs(const Napi::CallbackInfo& info) {
     if (!HostBytes(env, info[4], &data, &length) || length < size) {
       delete buffer;
       ThrowInvalidValue(env,
-                        "The argument \"options.data\" was detached or shrunk while the memory was allocated: it has " +
+                        "The property \"options.data\" was detached or shrunk while the memory was allocated: it has " +
                             std::to_string(length) + " bytes, " + std::to_string(size) + " are needed");
     }
     rmmjs_status status = buffer->CopyFromHost(data, size, buffer->stream());

@@ -101,8 +101,8 @@ Napi::Value CreateCudaAsyncJs(const Napi::CallbackInfo& info) {
   size_t threshold = 0;
   bool has_initial = !info[0].IsUndefined();
   bool has_threshold = !info[1].IsUndefined();
-  if (has_initial) initial = SizeArg(env, info[0], "initialPoolSize");
-  if (has_threshold) threshold = SizeArg(env, info[1], "releaseThreshold");
+  if (has_initial) initial = SizeArg(env, info[0], "options.initialPoolSize");
+  if (has_threshold) threshold = SizeArg(env, info[1], "options.releaseThreshold");
   rmmjs_resource* mr = nullptr;
   js::Check(env, CreateCudaAsyncMemoryResource(DeviceOrCurrent(env, info[3]), has_initial ? &initial : nullptr,
                                                has_threshold ? &threshold : nullptr, info[2].ToBoolean(), &mr));

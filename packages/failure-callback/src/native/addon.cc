@@ -6,7 +6,8 @@ namespace {
 
 namespace js = rmmjs::js;
 
-// create(upstream, onFailure): onFailure is the package's wrapper of the callback (index.ts).
+// create(upstream, onFailure): onFailure is the package's wrapper of the callback
+// (failure-callback-resource-adaptor.ts).
 Napi::Value Create(const Napi::CallbackInfo& info) {
   if (!info[1].IsFunction()) js::ThrowTypeError(info.Env(), "create(upstream, onFailure) expects a function");
   return js::CreateAdaptor<rmmjs::FailureCallbackResourceAdaptor>(info, RMMJS_RESOURCE_CALLS_JS,

@@ -21,11 +21,11 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
   const size_t block_size = js::SizeArg(info[1]);
   const size_t blocks = js::SizeArg(info[2]);
   size_t chunk = 0;
-  if (block_size == 0) ThrowOutOfRange(info.Env(), "blockSize must be at least 1 byte");
-  if (blocks == 0) ThrowOutOfRange(info.Env(), "blocksToPreallocate must be at least 1");
+  if (block_size == 0) ThrowOutOfRange(info.Env(), "options.blockSize must be at least 1 byte");
+  if (blocks == 0) ThrowOutOfRange(info.Env(), "options.blocksToPreallocate must be at least 1");
   if (block_size > SIZE_MAX - 255 ||
       __builtin_mul_overflow(rmmjs::AlignUp(block_size, RMMJS_ALLOCATION_ALIGNMENT), blocks, &chunk)) {
-    ThrowOutOfRange(info.Env(), "blockSize * blocksToPreallocate does not fit in a size_t");
+    ThrowOutOfRange(info.Env(), "options.blockSize * options.blocksToPreallocate does not fit in a size_t");
   }
   return js::CreateAdaptor<FixedSizeMemoryResource>(info, 0, block_size, blocks);
 }

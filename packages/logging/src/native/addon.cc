@@ -12,7 +12,7 @@ namespace js = rmmjs::js;
 Napi::Value Create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   rmmjs_resource* upstream = js::ResourceArg(env, info[0], "upstream");
-  if (!info[1].IsString()) js::ThrowTypeError(env, "logFileName must be a string");
+  if (!info[1].IsString()) js::ThrowTypeError(env, "options.logFileName must be a string");
   std::shared_ptr<CsvLog> log;
   js::Check(env, CsvLog::Open(info[1].As<Napi::String>().Utf8Value(), info[2].ToBoolean(), &log));
   return js::NewAdaptor<LoggingResourceAdaptor>(env, upstream, 0, std::move(log));

@@ -18,23 +18,23 @@ constexpr size_t kHostDefaultPoolSize = size_t{256} << 20;
 
 }  // namespace
 
-PoolBlocks::PoolBlocks(ResourceRef upstream, size_t initial_pool_size, size_t maximum_pool_size)
+PoolBlocks::PoolBlocks(ResourceRef upstream, size_t initial_pool_size, std::optional<size_t> maximum_pool_size)
     : upstream_(std::move(upstream)), initial_pool_size_(initial_pool_size), maximum_pool_size_(maximum_pool_size) {}
 
-rmmjs_status PoolBlocks::Validate(size_t initial_pool_size, size_t maximum_pool_size) {
-  if (initial_pool_size % kAlignment != 0) {
+rmmjs_status PoolBlocks::Validate(std::optional<size_t> initial_pool_size, std::optional<size_t> maximum_pool_size) {
+  if (initial_pool_size.has_value() && *initial_pool_size % kAlignment != 0) {
     return Fail(RMMJS_ERR_LOGIC, "Error, Initial pool size required to be a multiple of 256 bytes");
   }
-  if (maximum_pool_size != kNoMaximum && maximum_pool_size % kAlignment != 0) {
+  if (maximum_pool_size.has_value() && *maximum_pool_size % kAlignment != 0) {
     return Fail(RMMJS_ERR_LOGIC, "Error, Maximum pool size required to be a multiple of 256 bytes");
   }
-  if (initial_pool_size > maximum_pool_size) {
+  if (initial_pool_size.has_value() && maximum_pool_size.has_value() && *initial_pool_size > *maximum_pool_size) {
     return Fail(RMMJS_ERR_LOGIC, "Initial pool size exceeds the maximum pool size!");
   }
   return RMMJS_OK;
 }
 
-rmmjs_status PoolBlocks::DefaultInitialPoolSize(int32_t device, size_t maximum_pool_size, size_t* out) {
+rmmjs_status PoolBlocks::DefaultInitialPoolSize(int32_t device, std::optional<size_t> maximum_pool_size, size_t* out) {
   size_t size = kHostDefaultPoolSize;
   if (CoreApi()->cuda_available()) {
     size_t free_bytes = 0;
@@ -49,7 +49,7 @@ rmmjs_status PoolBlocks::DefaultInitialPoolSize(int32_t device, size_t maximum_p
       size = std::min(size, AlignDown(static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 2, kAlignment));
     }
   }
-  *out = std::min(size, maximum_pool_size);
+  *out = maximum_pool_size.has_value() ? std::min(size, *maximum_pool_size) : size;
   return RMMJS_OK;
 }
 
@@ -72,9 +72,10 @@ rmmjs_status PoolBlocks::Init(FreeList& legacy) {
 }
 
 size_t PoolBlocks::SizeToGrow(size_t size) const {
-  if (maximum_pool_size_ == kNoMaximum) return std::max(size, pool_size_);
+  if (!maximum_pool_size_.has_value()) return std::max(size, pool_size_);
+  const size_t maximum = *maximum_pool_size_;
   const size_t used = pool_size_ + growing_;
-  const size_t remaining = maximum_pool_size_ > used ? maximum_pool_size_ - used : 0;
+  const size_t remaining = maximum > used ? maximum - used : 0;
   return size <= remaining ? std::max(size, AlignDown(remaining / 2, kAlignment)) : 0;
 }
 
@@ -88,7 +89,7 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
   if (try_size == 0) {
     return GrowthFailed(stream, size,
                         "Not enough room to grow, current/max/try size = " + FormatBytes(pool_size_) + ", " +
-                            FormatBytes(maximum_pool_size_) + ", " + FormatBytes(size));
+                            FormatBytes(maximum_pool_size_.value_or(SIZE_MAX)) + ", " + FormatBytes(size));
   }
   const std::vector<stream_ordered::PendingWork> pending = growth.WorkOn(released_from);
   const size_t reserved = try_size;
@@ -143,9 +144,11 @@ rmmjs_status PoolBlocks::AllocateUpstream(size_t size, size_t* bytes, rmmjs_stre
 // are wholly free are given back, if that makes room, and the pool grows by one larger block.
 bool PoolBlocks::TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<UpstreamBlock>* blocks,
                                               std::vector<FreeList*>* lists) {
+  if (!maximum_pool_size_.has_value()) return false;
+  const size_t maximum = *maximum_pool_size_;
   const size_t used = pool_size_ + growing_;
-  if (maximum_pool_size_ == kNoMaximum || size > maximum_pool_size_ || used + size <= maximum_pool_size_) return false;
-  const size_t needed = used + size - maximum_pool_size_;
+  if (size > maximum || used + size <= maximum) return false;
+  const size_t needed = used + size - maximum;
   std::vector<UpstreamBlock> candidates;
   std::vector<FreeList*> ignored;
   for (const UpstreamBlock& block : upstream_blocks_.blocks()) {

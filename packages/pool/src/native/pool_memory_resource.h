@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,17 +21,16 @@ namespace rmmjs {
 class PoolBlocks {
  public:
   static constexpr const char* kTypeName = "PoolMemoryResource";
-  static constexpr size_t kNoMaximum = SIZE_MAX;
   using FreeList = pool::StreamFreeList;
   using Growth = stream_ordered::Growth<FreeList>;
 
-  // Sizes as the user gave them; Validate first.
-  PoolBlocks(ResourceRef upstream, size_t initial_pool_size, size_t maximum_pool_size);
+  // Sizes as the user gave them (no maximum: the pool grows without limit); Validate first.
+  PoolBlocks(ResourceRef upstream, size_t initial_pool_size, std::optional<size_t> maximum_pool_size);
 
-  // RMM's configuration checks (ERR_RMM_LOGIC with RMM's sentences).
-  static rmmjs_status Validate(size_t initial_pool_size, size_t maximum_pool_size);
+  // RMM's configuration checks of the sizes given (ERR_RMM_LOGIC with RMM's sentences).
+  static rmmjs_status Validate(std::optional<size_t> initial_pool_size, std::optional<size_t> maximum_pool_size);
   // Half the free memory of device (RMM's default), or a fixed size in host mode; at most maximum.
-  static rmmjs_status DefaultInitialPoolSize(int32_t device, size_t maximum_pool_size, size_t* out);
+  static rmmjs_status DefaultInitialPoolSize(int32_t device, std::optional<size_t> maximum_pool_size, size_t* out);
 
   rmmjs_resource* Upstream() const { return upstream_.get(); }
   // Bytes currently taken from upstream.
@@ -77,7 +77,7 @@ class PoolBlocks {
 
   ResourceRef upstream_;
   size_t initial_pool_size_;
-  size_t maximum_pool_size_;
+  std::optional<size_t> maximum_pool_size_;
 
   size_t pool_size_ = 0;  // committed upstream bytes
   size_t growing_ = 0;    // bytes being requested from upstream right now (outside the lock)

@@ -17,7 +17,7 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
                                                     capture_stacks);
 }
 
-// setStackCapturer(capture): this environment's capture function (src/index.ts).
+// setStackCapturer(capture): this environment's capture function (src/tracking-resource-adaptor.ts).
 Napi::Value SetStackCapturer(const Napi::CallbackInfo& info) {
   if (!info[0].IsFunction()) js::ThrowTypeError(info.Env(), "capture must be a function");
   rmmjs::CallStack::SetJsCapturer(info.Env(), info[0].As<Napi::Function>());

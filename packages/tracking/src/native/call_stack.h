@@ -3,8 +3,8 @@
 //
 // On a JavaScript thread that loaded this addon (the main thread, or a worker that imported
 // @rmmjs/tracking) it is the JavaScript stack, from a capture function handed over by
-// src/index.ts. Anywhere else (a native thread, a worker without the package, or when the
-// JavaScript call fails) it is the native stack, from backtrace().
+// src/tracking-resource-adaptor.ts. Anywhere else (a native thread, a worker without the package,
+// or when the JavaScript call fails) it is the native stack, from backtrace().
 #pragma once
 
 #include <napi.h>

@@ -1,16 +1,15 @@
 // RMM's tracking_resource_adaptor: remembers every outstanding allocation (pointer, requested
 // size, optionally the call stack) and can print or log the ones not yet freed.
 //
-// The map is split into shards, each behind its own lock, as core's PointerSet: allocate and
-// deallocate lock one shard for a table insert or removal (a spin lock: the critical section
-// is a few nanoseconds) and never hold it across the upstream call. Readers lock every shard,
-// so they see one consistent snapshot, as RMM's shared lock gives. A pointer is tracked after
-// the upstream returns it and forgotten before it goes back, so an address the upstream reuses
-// at once is never seen twice (RMM's ABA rule). A deallocation the upstream refuses keeps the
-// record (the memory is still allocated), unless the upstream says the pointer is not its own.
+// The map is core's ShardedPointerTable: allocate and deallocate lock one shard for a table insert
+// or removal (a spin lock: the critical section is a few nanoseconds) and never hold it across
+// the upstream call. Readers lock every shard, so they see one consistent snapshot, as RMM's
+// shared lock gives. A pointer is tracked after the upstream returns it and forgotten before it
+// goes back, so an address the upstream reuses at once is never seen twice (RMM's ABA rule). A
+// deallocation the upstream refuses keeps the record (the memory is still allocated), unless the
+// upstream says the pointer is not its own.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +20,6 @@
 #include "rmmjs/abi.h"
 #include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
-#include "rmmjs/spin_lock.hpp"
 
 namespace rmmjs {
 
@@ -51,23 +49,16 @@ class TrackingResourceAdaptor {
   void log_outstanding_allocations() const;
 
  private:
-  static constexpr size_t kShards = 16;
-
-  struct alignas(64) Shard {
-    mutable SpinLock lock;
-    PointerTable<AllocationRecord> table;
-    std::atomic<size_t> bytes{0};  // written under lock, read without it
-  };
-
-  Shard& ShardOf(uintptr_t ptr) { return shards_[(ptr >> 8) % kShards]; }
   // Records a new allocation: RMMJS_ERR_LOGIC when ptr is already tracked.
-  rmmjs_status Track(uintptr_t ptr, size_t bytes);
+  rmmjs_status Track(void* ptr, size_t bytes);
   // Puts back the record of an allocation the upstream failed to free; false if it could not.
-  bool Restore(uintptr_t ptr, AllocationRecord&& record);
+  bool Restore(void* ptr, AllocationRecord&& record);
 
   ResourceRef upstream_;
   bool capture_stacks_;
-  std::array<Shard, kShards> shards_;
+  // Added before a record goes in, taken off after it comes out: never below the records' sum.
+  std::atomic<size_t> allocated_bytes_{0};
+  ShardedPointerTable<AllocationRecord> allocations_;
 };
 
 }  // namespace rmmjs

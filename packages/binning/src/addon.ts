@@ -1,0 +1,14 @@
+import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+
+export interface BinningAddon {
+  create(upstream: ResourceHandle): ResourceHandle;
+  addBin(mr: ResourceHandle, allocationSize: number, bin: ResourceHandle): boolean;
+  hasBin(mr: ResourceHandle, allocationSize: number): boolean;
+  bins(mr: ResourceHandle): ResourceHandle[];
+}
+
+export const addon = loadAdaptorAddon<BinningAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_binning.node',
+  '@rmmjs/binning',
+);

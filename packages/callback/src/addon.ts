@@ -1,0 +1,14 @@
+import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+
+export type NativeAllocate = (nbytes: number, streamHandle: bigint) => bigint;
+export type NativeDeallocate = (ptr: bigint, nbytes: number, streamHandle: bigint) => void;
+
+export interface CallbackAddon {
+  create(allocate: NativeAllocate, deallocate: NativeDeallocate): ResourceHandle;
+}
+
+export const addon = loadAdaptorAddon<CallbackAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_callback.node',
+  '@rmmjs/callback',
+);

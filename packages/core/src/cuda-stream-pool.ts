@@ -1,0 +1,42 @@
+import { RMMError } from './errors.js';
+import { Stream } from './stream.js';
+import { validateBoolean, validateInteger, validateOptions } from './validate.js';
+
+export interface CudaStreamPoolOptions {
+  /** How many streams (default 16). */
+  poolSize?: number;
+  nonBlocking?: boolean;
+}
+
+/** A fixed set of streams handed out round-robin, as RMM's cuda_stream_pool. */
+export class CudaStreamPool implements Disposable {
+  readonly #streams: Stream[];
+  #next = 0;
+
+  constructor(options?: CudaStreamPoolOptions) {
+    const { poolSize = 16, nonBlocking = false } = validateOptions<CudaStreamPoolOptions>(options);
+    validateInteger(poolSize, 'options.poolSize', 0, 1 << 20);
+    validateBoolean(nonBlocking, 'options.nonBlocking');
+    if (poolSize === 0) throw new RMMError('Stream pool size must be greater than zero');
+    this.#streams = Array.from({ length: poolSize }, () => new Stream({ nonBlocking }));
+  }
+
+  /** The next stream round-robin, or stream `streamId % poolSize`. */
+  getStream(streamId?: number): Stream {
+    if (streamId === undefined) {
+      const stream = this.#streams[this.#next];
+      this.#next = (this.#next + 1) % this.#streams.length;
+      return stream;
+    }
+    validateInteger(streamId, 'streamId', 0, Number.MAX_SAFE_INTEGER);
+    return this.#streams[streamId % this.#streams.length];
+  }
+
+  getPoolSize(): number {
+    return this.#streams.length;
+  }
+
+  [Symbol.dispose](): void {
+    for (const stream of this.#streams) stream[Symbol.dispose]();
+  }
+}

@@ -1,0 +1,13 @@
+import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+
+export type NativeOnFailure = (nbytes: number, upstreamThrew: boolean) => boolean;
+
+export interface FailureCallbackAddon {
+  create(upstream: ResourceHandle, onFailure: NativeOnFailure): ResourceHandle;
+}
+
+export const addon = loadAdaptorAddon<FailureCallbackAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_failure_callback.node',
+  '@rmmjs/failure-callback',
+);

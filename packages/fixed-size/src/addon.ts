@@ -1,0 +1,12 @@
+import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+
+export interface FixedSizeAddon {
+  create(upstream: ResourceHandle, blockSize: number, blocksToPreallocate: number): ResourceHandle;
+  blockSize(mr: ResourceHandle): number;
+}
+
+export const addon = loadAdaptorAddon<FixedSizeAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_fixed_size.node',
+  '@rmmjs/fixed-size',
+);

@@ -1,0 +1,13 @@
+import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+
+export interface LimitingAddon {
+  create(upstream: ResourceHandle, allocationLimit: number): ResourceHandle;
+  allocatedBytes(mr: ResourceHandle): number;
+  allocationLimit(mr: ResourceHandle): number;
+}
+
+export const addon = loadAdaptorAddon<LimitingAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_limiting.node',
+  '@rmmjs/limiting',
+);

@@ -1,0 +1,13 @@
+import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+
+export interface LoggingAddon {
+  create(upstream: ResourceHandle, logFileName: string, autoFlush: boolean): ResourceHandle;
+  flush(mr: ResourceHandle): void;
+  fileName(mr: ResourceHandle): string;
+}
+
+export const addon = loadAdaptorAddon<LoggingAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_logging.node',
+  '@rmmjs/logging',
+);

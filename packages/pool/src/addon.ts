@@ -1,0 +1,12 @@
+import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+
+export interface PoolAddon {
+  create(
+    upstream: ResourceHandle,
+    initialPoolSize: number | undefined,
+    maximumPoolSize: number | undefined,
+  ): ResourceHandle;
+  poolSize(mr: ResourceHandle): number;
+}
+
+export const addon = loadAdaptorAddon<PoolAddon>(import.meta.url, '../build/Release/rmmjs_pool.node', '@rmmjs/pool');

@@ -1,0 +1,16 @@
+import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+
+export interface TrackingAddon {
+  setStackCapturer(capture: () => string): void;
+  create(upstream: ResourceHandle, captureStacks: boolean): ResourceHandle;
+  allocatedBytes(mr: ResourceHandle): number;
+  outstandingCount(mr: ResourceHandle): number;
+  outstandingAllocationsStr(mr: ResourceHandle): string;
+  logOutstandingAllocations(mr: ResourceHandle): void;
+}
+
+export const addon = loadAdaptorAddon<TrackingAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_tracking.node',
+  '@rmmjs/tracking',
+);
