@@ -52,6 +52,27 @@ interface Pin {
 
 const LOG_ERROR = 4;
 
+/** What the collector leaves to do for memory dropped without free(). */
+interface Collected {
+  /** The manager's table of live memory, to forget it in. */
+  live: Map<number, WeakRef<Releasable>>;
+  id: number;
+  /** A pin: unpinned here, its owner held until then (the other kinds free themselves). */
+  pin?: Pin;
+}
+
+// One for every manager, so that it outlives them all: a pin dropped together with its manager
+// is still unpinned before its owner's memory can go.
+const collected = new FinalizationRegistry<Collected>(({ live, id, pin }) => {
+  live.delete(id);
+  if (pin === undefined) return;
+  try {
+    addon.release(pin.handle);
+  } catch (error) {
+    native.log(LOG_ERROR, `RMMExternalMemoryManager: unpinning memory that was collected: ${(error as Error).message}`);
+  }
+});
+
 // The bytes of owner: a Uint8Array over an ArrayBuffer or SharedArrayBuffer, or over a view's bytes.
 function bytesOf(owner: unknown): Uint8Array {
   const isBuffer = types.isArrayBuffer(owner) || types.isSharedArrayBuffer(owner);
@@ -108,11 +129,6 @@ export class RMMExternalMemoryManager {
   // What it handed out and has not seen freed, for reset(): id -> memory (held weakly).
   readonly #live = new Map<number, WeakRef<Releasable>>();
   #nextId = 0;
-  // Forgets what the collector took; for a pin, also unpins it (the owner is held until then).
-  readonly #collected = new FinalizationRegistry<{ id: number; pin?: Pin }>(({ id, pin }) => {
-    this.#live.delete(id);
-    if (pin !== undefined) this.#unpinCollected(pin);
-  });
   #deferScopes = 0;
   #pending: Array<() => void> = [];
   #resetting = false;
@@ -300,13 +316,13 @@ export class RMMExternalMemoryManager {
       release: () => release.release(),
       released: () => {
         const done = release.released();
-        if (done && this.#live.delete(id)) this.#collected.unregister(tracked);
+        if (done && this.#live.delete(id)) collected.unregister(tracked);
         return done;
       },
     };
     const memory = make(tracked);
     this.#live.set(id, new WeakRef(memory));
-    this.#collected.register(memory, { id, pin }, tracked);
+    collected.register(memory, { live: this.#live, id, pin }, tracked);
     return memory;
   }
 
@@ -335,17 +351,6 @@ export class RMMExternalMemoryManager {
       }
     }
     return errors;
-  }
-
-  #unpinCollected(pin: Pin): void {
-    try {
-      addon.release(pin.handle);
-    } catch (error) {
-      native.log(
-        LOG_ERROR,
-        `RMMExternalMemoryManager: unpinning memory that was collected: ${(error as Error).message}`,
-      );
-    }
   }
 }
 

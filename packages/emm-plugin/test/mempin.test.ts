@@ -165,4 +165,18 @@ describe('mempin', () => {
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual([1, true, 0]);
   });
+
+  it.runIf(onFake())('unpins what the collector takes together with its manager', () => {
+    const run = runWithGc(
+      `const turn = async () => { for (let i = 0; i < 3; i++) { gc(); await new Promise((r) => setImmediate(r)); } };
+       let memory = new emm.RMMExternalMemoryManager().mempin(new ArrayBuffer(1 << 20), 0, 4096, { mapped: true });
+       await turn();
+       const pinned = fake.fakeCuda.stats().liveRegistrations;
+       memory = undefined;
+       await turn();
+       console.log(JSON.stringify([pinned, fake.fakeCuda.stats().liveRegistrations]));`,
+    );
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([1, 0]);
+  });
 });
