@@ -33,3 +33,16 @@ function(rmmjs_addon target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter -O2)
   target_link_libraries(${target} PRIVATE ${CMAKE_JS_LIB} ${CMAKE_DL_LIBS} pthread)
 endfunction()
+
+# rmmjs_c_test_addon(<target> <source> [<definitions>...]): a test-only addon in plain C11 that
+# uses nothing but node_api.h and the C ABI headers, as a third party's would. The project must
+# enable C (enable_language(C) at file scope).
+function(rmmjs_c_test_addon target source)
+  add_library(${target} SHARED ${source} ${CMAKE_JS_SRC})
+  set_target_properties(${target} PROPERTIES PREFIX "" SUFFIX ".node" C_STANDARD 11 C_STANDARD_REQUIRED ON
+    C_VISIBILITY_PRESET hidden)
+  target_include_directories(${target} PRIVATE ${CMAKE_JS_INC} ${RMMJS_CORE_INCLUDE})
+  target_compile_definitions(${target} PRIVATE NAPI_VERSION=8 ${ARGN})
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror -Wno-unused-parameter)
+  target_link_libraries(${target} PRIVATE ${CMAKE_JS_LIB})
+endfunction()

@@ -14,6 +14,8 @@ export interface FakeCudaStats {
   liveEvents: number;
   /** Pools from cuMemPoolCreate not yet destroyed (default pools not counted). */
   livePools: number;
+  /** Host ranges registered with cuMemHostRegister_v2 and not unregistered. */
+  liveRegistrations: number;
   /** Calls per exported symbol (e.g. 'cuMemAlloc_v2') since load or the last reset(). */
   calls: Record<string, number>;
 }

@@ -45,3 +45,37 @@ export function driverPoolPairNs(pool: bigint, nbytes: number, iterations: numbe
 export function forgeCoreApi(major: number, minor: number, size: number): CoreApi;
 /** The addon's init (RMMJS_ADDON's): accepts or refuses a core API table. */
 export function initAddon(coreApi: CoreApi, makeError: MakeErrorFn, holdJsException: (error: unknown) => string): void;
+
+/** A plain-C stand-in for the array libraries that take @rmmjs/function-allocator's C hooks. */
+export interface AllocatorHookConsumer {
+  /** dlopen(path) and dlsym of each hook, as PyTorch does: symbol -> address. */
+  open(path: string): Record<string, bigint>;
+  /** rmmjs_allocators_last_error() on this thread (after open()). */
+  lastError(): string;
+  /** CuPy's CFunctionAllocator calls, through the function at `address`. Pointers are bigints (0n: NULL). */
+  cupyMalloc(address: bigint, param: bigint, size: number, device: number): bigint;
+  cupyFree(address: bigint, param: bigint, ptr: bigint, device: number): void;
+  /** PyTorch's CUDAPluggableAllocator calls. */
+  torchAlloc(address: bigint, size: number, device: number, stream: bigint): bigint;
+  torchFree(address: bigint, ptr: bigint, size: number, device: number, stream: bigint): void;
+  /** ONNX Runtime's external allocator calls. */
+  ortAlloc(address: bigint, size: number): bigint;
+  ortFree(address: bigint, ptr: bigint): void;
+  ortEmptyCache(address: bigint): void;
+  /**
+   * `threads` native threads each run `iterations` allocate/free steps (sizes `size` + 0..6 * 256,
+   * up to 8 blocks live per thread) through one library's pair of hooks; returns the allocations
+   * that failed.
+   */
+  onThreads(
+    kind: 'cupy' | 'torch' | 'ort',
+    allocAddress: bigint,
+    freeAddress: bigint,
+    threads: number,
+    iterations: number,
+    size: number,
+    device: number,
+    stream: bigint,
+  ): number;
+}
+export const allocatorHookConsumer: AllocatorHookConsumer;

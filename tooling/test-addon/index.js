@@ -1,5 +1,6 @@
 // rmmjs's test-only addon (never a dependency of a published package): native work over any
 // resource through the C ABI, for the tests and the benchmarks. Types: index.d.ts.
+import { createRequire } from 'node:module';
 import { loadAddon, resourceHandle } from '@rmmjs/core/addon';
 
 const addon = loadAddon(import.meta.url, './build/Release/rmmjs_test_addon.node', '@rmmjs/test-addon');
@@ -38,3 +39,11 @@ export const { driverPairNs, driverPoolPairNs, forgeCoreApi } = addon;
 
 /** The addon's `init`, for the ABI tests: (coreApi, makeError, holdJsException). */
 export const initAddon = addon.init;
+
+/**
+ * A plain-C stand-in for the array libraries that take @rmmjs/function-allocator's C hooks (CuPy,
+ * PyTorch, ONNX Runtime): it calls them by address, from this thread or threads of its own.
+ */
+export const allocatorHookConsumer = createRequire(import.meta.url)(
+  './build/Release/rmmjs_allocator_hook_consumer.node',
+);

@@ -12,6 +12,7 @@ export { loadAddon as loadAdaptorAddon, coreApi, abiVersion } from './addon.js';
 export { resourceHandle, wrapResource, registerResourceClass } from './device-memory-resource.js';
 export { streamArg } from './stream.js';
 export { runReinitializeHooks } from './registry.js';
+export { runInScope } from './scope.js';
 export { invalidArgType, invalidArgValue, outOfRange, makeError, Status } from './errors.js';
 export {
   validateSize,

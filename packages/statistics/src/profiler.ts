@@ -6,10 +6,10 @@
  * profiled calls that overlap in time (concurrent async functions) share their counts.
  */
 import { fileURLToPath } from 'node:url';
-import { invalidArgType, invalidArgValue, validateFunction, validateOptions } from '@rmmjs/core/internal';
+import { invalidArgType, invalidArgValue, runInScope, validateFunction, validateOptions } from '@rmmjs/core/internal';
 import { ProfilerRecords, defaultProfilerRecords } from './profiler-records.js';
 import type { StatisticsResourceAdaptor } from './statistics-resource-adaptor.js';
-import { currentStatisticsAdaptor, runInScope } from './statistics-stack.js';
+import { currentStatisticsAdaptor } from './statistics-stack.js';
 
 export interface ProfilerOptions {
   /** Where the statistics go (default `defaultProfilerRecords`). */

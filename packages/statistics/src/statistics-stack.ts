@@ -3,7 +3,7 @@
  * StatisticsResourceAdaptor (`null` otherwise), and the `statistics()` scope.
  */
 import { type DeviceMemoryResource, RMMError, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
-import { validateFunction } from '@rmmjs/core/internal';
+import { runInScope, validateFunction } from '@rmmjs/core/internal';
 import { StatisticsResourceAdaptor } from './statistics-resource-adaptor.js';
 import type { Statistics } from './statistics.js';
 
@@ -64,43 +64,6 @@ export class StatisticsScope implements Disposable {
     if (this.#restore === null) popStatistics();
     else setCurrentDeviceResource(this.#restore);
   }
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as PromiseLike<unknown>).then === 'function'
-  );
-}
-
-/**
- * Runs `fn` inside a scope and leaves the scope when `fn` returns or throws, or when the promise
- * it returns settles. An error leaving the scope replaces `fn`'s own (as Python's `finally`).
- * @internal
- */
-export function runInScope<T>(scope: Disposable, fn: () => T): T {
-  let result: T;
-  try {
-    result = fn();
-  } catch (error) {
-    scope[Symbol.dispose]();
-    throw error;
-  }
-  if (!isPromiseLike(result)) {
-    scope[Symbol.dispose]();
-    return result;
-  }
-  return result.then(
-    (value) => {
-      scope[Symbol.dispose]();
-      return value;
-    },
-    (error: unknown) => {
-      scope[Symbol.dispose]();
-      throw error;
-    },
-  ) as T;
 }
 
 /**

@@ -55,7 +55,8 @@ std::string StatsJson(const State& state) {
     json << (i ? "," : "") << state.devices[i].used;
   }
   json << "],\"liveStreams\":" << state.live_streams.size() << ",\"liveEvents\":" << state.live_events.size()
-       << ",\"livePools\":" << state.live_pools.size() << ",\"calls\":{";
+       << ",\"livePools\":" << state.live_pools.size() << ",\"liveRegistrations\":" << state.registrations.size()
+       << ",\"calls\":{";
   for (size_t i = 0; i < kSymbolCount; ++i) {
     json << (i ? "," : "") << '"' << kSymbolNames[i] << "\":" << state.calls[i];
   }

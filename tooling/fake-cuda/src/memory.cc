@@ -7,8 +7,6 @@ using namespace fake;
 
 namespace {
 
-constexpr unsigned kMemAttachHost = 0x2;
-constexpr unsigned kMemHostAllocWriteCombined = 0x4;
 constexpr int kPointerAttributeDeviceOrdinal = 9;
 constexpr int kRangeAttributePreferredLocationType = 5;
 constexpr int kRangeAttributePreferredLocationId = 6;
@@ -69,7 +67,7 @@ extern "C" rmmjs_CUresult cuMemAllocManaged(rmmjs_CUdeviceptr* pointer, size_t b
   Entry call(Symbol::cuMemAllocManaged);
   if (call.status() != kSuccess) return call.status();
   if (pointer == nullptr) return kInvalidValue;
-  if (flags != RMMJS_CU_MEM_ATTACH_GLOBAL && flags != kMemAttachHost) return kInvalidValue;
+  if (flags != RMMJS_CU_MEM_ATTACH_GLOBAL && flags != RMMJS_CU_MEM_ATTACH_HOST) return kInvalidValue;
   if (CurrentContext() == nullptr) return kInvalidContext;
   uintptr_t address = 0;
   int result = call.state().Allocate(CurrentDevice(), bytes, AllocationKind::kManaged, nullptr, &address);
@@ -94,13 +92,16 @@ extern "C" rmmjs_CUresult cuMemHostAlloc(void** pointer, size_t bytes, unsigned 
   Entry call(Symbol::cuMemHostAlloc);
   if (call.status() != kSuccess) return call.status();
   constexpr unsigned kKnownFlags =
-      RMMJS_CU_MEMHOSTALLOC_PORTABLE | RMMJS_CU_MEMHOSTALLOC_DEVICEMAP | kMemHostAllocWriteCombined;
+      RMMJS_CU_MEMHOSTALLOC_PORTABLE | RMMJS_CU_MEMHOSTALLOC_DEVICEMAP | RMMJS_CU_MEMHOSTALLOC_WRITECOMBINED;
   if (pointer == nullptr || (flags & ~kKnownFlags) != 0) return kInvalidValue;
   if (CurrentContext() == nullptr) return kInvalidContext;
+  State& state = call.state();
   uintptr_t address = 0;
-  int result = call.state().Allocate(CurrentDevice(), bytes, AllocationKind::kPinnedHost, nullptr, &address);
-  if (result == kSuccess) *pointer = reinterpret_cast<void*>(address);
-  return result;
+  int result = state.Allocate(CurrentDevice(), bytes, AllocationKind::kPinnedHost, nullptr, &address);
+  if (result != kSuccess) return result;
+  state.allocations.at(address).host_flags = flags;
+  *pointer = reinterpret_cast<void*>(address);
+  return kSuccess;
 }
 
 extern "C" rmmjs_CUresult cuMemFreeHost(void* pointer) {

@@ -83,8 +83,17 @@ struct Allocation {
   int prefetch_id;
   int preferred_type;  // managed only: the preferred location advised (cuMemAdvise_v2)
   int preferred_id;
+  unsigned host_flags = 0;  // pinned host only: the CU_MEMHOSTALLOC_* flags
 };
 using AllocationMap = std::map<uintptr_t, Allocation>;
+
+// A host range page-locked by cuMemHostRegister_v2 (the memory is the caller's).
+struct Registration {
+  size_t size;
+  unsigned flags;  // CU_MEMHOSTREGISTER_*
+  int device;      // of the context it was registered in
+};
+using RegistrationMap = std::map<uintptr_t, Registration>;
 
 struct Device {
   DeviceHeap heap;  // device, managed and pool allocations
@@ -108,6 +117,7 @@ struct State {
   int driver_version = 0;
   std::vector<Device> devices;
   AllocationMap allocations;
+  RegistrationMap registrations;
 
   // Handle objects are never freed, so use after destroy is caught. The live sets say which are
   // valid. Events and pools never reuse a destroyed one's address; a stream created on a thread

@@ -118,6 +118,8 @@ static void TestErrorNames(void) {
       {201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
       {400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
       {600, "CUDA_ERROR_NOT_READY", "device not ready"},
+      {712, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "part or all of the requested memory range is already mapped"},
+      {713, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED", "pointer does not correspond to a registered memory region"},
       {700, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
       {801, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
       {999, "CUDA_ERROR_UNKNOWN", "unknown error"},
@@ -353,6 +355,54 @@ enum {
 static int RangeAttribute(int attribute, rmmjs_CUdeviceptr pointer, size_t bytes) {
   int value = 0;
   return api.cuMemRangeGetAttribute(&value, 4, attribute, pointer, bytes) == 0 ? value : NO_ANSWER;
+}
+
+static void TestHostRegistration(void) {
+  static unsigned char host[8192];
+  rmmjs_CUdeviceptr device_pointer = 0;
+  EXPECT_EQ(api.cuInit(0), RMMJS_CUDA_SUCCESS);
+  /* Without a current context: an error, nothing recorded. */
+  EXPECT_EQ(api.cuMemHostRegister(host, 4096, 0), RMMJS_CUDA_ERROR_INVALID_CONTEXT);
+  InitAndSetDevice(0);
+  EXPECT_EQ(api.cuMemHostRegister(NULL, 4096, 0), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemHostRegister(host, 0, 0), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemHostRegister(host, 4096, 0x10), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemHostRegister(host, 4096, 0x8), RMMJS_CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(Stat("liveRegistrations"), 0);
+
+  /* A registered range; overlapping it again is refused; an unmapped range has no device pointer. */
+  EXPECT_EQ(api.cuMemHostRegister(host, 4096, 0), 0);
+  EXPECT_EQ(Stat("liveRegistrations"), 1);
+  EXPECT_EQ(api.cuMemHostRegister(host + 4095, 10, 0), RMMJS_CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+  EXPECT_EQ(api.cuMemHostGetDevicePointer(&device_pointer, host, 0), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  /* A mapped one next to it. */
+  EXPECT_EQ(api.cuMemHostRegister(host + 4096, 4096, RMMJS_CU_MEMHOSTREGISTER_DEVICEMAP), 0);
+  EXPECT_EQ(api.cuMemHostGetDevicePointer(&device_pointer, host + 4100, 0), 0);
+  EXPECT_EQ(device_pointer, (rmmjs_CUdeviceptr)(host + 4100));
+  EXPECT_EQ(api.cuMemHostGetDevicePointer(&device_pointer, host + 4100, 1), RMMJS_CUDA_ERROR_INVALID_VALUE);
+
+  /* Unregistering needs the base address, once. */
+  EXPECT_EQ(api.cuMemHostUnregister(host + 1), RMMJS_CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+  EXPECT_EQ(api.cuMemHostUnregister(host), 0);
+  EXPECT_EQ(api.cuMemHostUnregister(host), RMMJS_CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+  EXPECT_EQ(api.cuMemHostUnregister(host + 4096), 0);
+  EXPECT_EQ(Stat("liveRegistrations"), 0);
+
+  /* Pinned host memory is registered already; device memory cannot be registered. */
+  void* pinned = NULL;
+  rmmjs_CUdeviceptr device = 0;
+  EXPECT_EQ(api.cuMemHostAlloc(&pinned, 4096, RMMJS_CU_MEMHOSTALLOC_DEVICEMAP), 0);
+  EXPECT_EQ(api.cuMemHostRegister(pinned, 100, 0), RMMJS_CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+  EXPECT_EQ(api.cuMemHostGetDevicePointer(&device_pointer, pinned, 0), 0);
+  EXPECT_EQ(device_pointer, (rmmjs_CUdeviceptr)pinned);
+  EXPECT_EQ(api.cuMemHostUnregister(pinned), RMMJS_CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+  EXPECT_EQ(api.cuMemFreeHost(pinned), 0);
+  EXPECT_EQ(api.cuMemHostAlloc(&pinned, 4096, 0), 0);
+  EXPECT_EQ(api.cuMemHostGetDevicePointer(&device_pointer, pinned, 0), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemFreeHost(pinned), 0);
+  EXPECT_EQ(api.cuMemAlloc(&device, 4096), 0);
+  EXPECT_EQ(api.cuMemHostRegister((void*)device, 4096, 0), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemFree(device), 0);
 }
 
 static void TestPrefetchAndAdvice(void) {
@@ -742,6 +792,7 @@ int main(int argc, char** argv) {
       {"init and devices", TestInitAndDevices, ""},
       {"contexts", TestContexts, ""},
       {"memory", TestMemory, ""},
+      {"registered host memory", TestHostRegistration, ""},
       {"managed memory prefetch and advice", TestPrefetchAndAdvice, ""},
       {"streams and events", TestStreamsAndEvents, ""},
       {"memory pools", TestPools, ""},

@@ -48,13 +48,19 @@ enum {
   RMMJS_CUDA_ERROR_INVALID_DEVICE = 101,
   RMMJS_CUDA_ERROR_INVALID_CONTEXT = 201,
   RMMJS_CUDA_ERROR_NOT_READY = 600,
+  RMMJS_CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
+  RMMJS_CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
   RMMJS_CUDA_ERROR_NOT_SUPPORTED = 801,
 
   RMMJS_CU_STREAM_NON_BLOCKING = 0x1,
   RMMJS_CU_EVENT_DISABLE_TIMING = 0x2,
   RMMJS_CU_MEM_ATTACH_GLOBAL = 0x1,
+  RMMJS_CU_MEM_ATTACH_HOST = 0x2,
   RMMJS_CU_MEMHOSTALLOC_PORTABLE = 0x1,
   RMMJS_CU_MEMHOSTALLOC_DEVICEMAP = 0x2,
+  RMMJS_CU_MEMHOSTALLOC_WRITECOMBINED = 0x4,
+  RMMJS_CU_MEMHOSTREGISTER_PORTABLE = 0x1,
+  RMMJS_CU_MEMHOSTREGISTER_DEVICEMAP = 0x2,
 
   RMMJS_CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS = 88,
   RMMJS_CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
@@ -128,7 +134,11 @@ enum {
   X(cuMemPoolTrimTo, "cuMemPoolTrimTo", rmmjs_CUresult, (rmmjs_CUmemoryPool, size_t))                                  \
   X(cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", rmmjs_CUresult,                                                \
     (rmmjs_CUdeviceptr*, size_t, rmmjs_CUmemoryPool, rmmjs_CUstream))                                                  \
-  X(cuMemFreeAsync, "cuMemFreeAsync", rmmjs_CUresult, (rmmjs_CUdeviceptr, rmmjs_CUstream))
+  X(cuMemFreeAsync, "cuMemFreeAsync", rmmjs_CUresult, (rmmjs_CUdeviceptr, rmmjs_CUstream))                             \
+  X(cuMemHostRegister, "cuMemHostRegister_v2", rmmjs_CUresult, (void*, size_t, unsigned int))                          \
+  X(cuMemHostUnregister, "cuMemHostUnregister", rmmjs_CUresult, (void*))                                               \
+  X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", rmmjs_CUresult,                                         \
+    (rmmjs_CUdeviceptr*, void*, unsigned int))
 
 typedef struct rmmjs_driver_api {
 #define RMMJS_DRIVER_MEMBER(name, symbol, ret, args) ret(*name) args;
@@ -136,9 +146,12 @@ typedef struct rmmjs_driver_api {
 #undef RMMJS_DRIVER_MEMBER
 } rmmjs_driver_api;
 
-/* The layout of rmmjs_driver_api. 1: the entry points of ABI 1.1 and 1.2 (up to cuMemFreeAsync). */
-#define RMMJS_DRIVER_API_VERSION 1
+/* The layout of rmmjs_driver_api. 1: the entry points of ABI 1.1 and 1.2 (up to cuMemFreeAsync).
+ * 2: page-locking existing host memory (cuMemHostRegister, cuMemHostUnregister) and the device
+ * address of mapped host memory (cuMemHostGetDevicePointer). */
+#define RMMJS_DRIVER_API_VERSION 2
 #define RMMJS_DRIVER_API_SIZE_1 (offsetof(rmmjs_driver_api, cuMemFreeAsync) + sizeof(void*))
+#define RMMJS_DRIVER_API_SIZE_2 (offsetof(rmmjs_driver_api, cuMemHostGetDevicePointer) + sizeof(void*))
 
 /* sizeof(rmmjs_driver_api) of the table core->driver() returns: core->driver_size, or the
  * version 1 layout for a core older than ABI 1.2 (which does not say). */

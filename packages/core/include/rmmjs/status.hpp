@@ -49,6 +49,16 @@ inline rmmjs_status FailCuda(int result, const char* call) {
   return CoreApi()->set_error(RMMJS_ERR_CUDA, result, message.c_str());
 }
 
+// For an allocating driver call that returned result: RMMJS_ERR_OUT_OF_MEMORY for
+// CUDA_ERROR_OUT_OF_MEMORY (RMM's out_of_memory), RMMJS_ERR_CUDA otherwise, with the CUDA code and
+// "CUDA error (failed to allocate <bytes> bytes) at <call>: <name> <description>".
+inline rmmjs_status FailCudaAllocation(int result, const char* call, size_t bytes) {
+  std::string message = "CUDA error (failed to allocate " + std::to_string(bytes) + " bytes) at " + call + ": " +
+                        DescribeCudaError(result);
+  rmmjs_status status = result == RMMJS_CUDA_ERROR_OUT_OF_MEMORY ? RMMJS_ERR_OUT_OF_MEMORY : RMMJS_ERR_CUDA;
+  return CoreApi()->set_error(status, result, message.c_str());
+}
+
 // The message of the last error set on this thread ("" when none).
 inline std::string LastErrorMessage() {
   const char* message = CoreApi()->error_message();

@@ -40,7 +40,7 @@ class PoolResource {
     rmmjs_CUdeviceptr ptr = 0;
     int result =
         DriverApi()->cuMemAllocFromPoolAsync(&ptr, bytes, PoolOf(pool_), reinterpret_cast<rmmjs_CUstream>(stream));
-    if (result != RMMJS_CUDA_SUCCESS) return AllocationFailure(result, "cuMemAllocFromPoolAsync", bytes);
+    if (result != RMMJS_CUDA_SUCCESS) return FailCudaAllocation(result, "cuMemAllocFromPoolAsync", bytes);
     *out = reinterpret_cast<void*>(ptr);
     return RMMJS_OK;
   }

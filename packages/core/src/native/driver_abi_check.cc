@@ -35,12 +35,20 @@ static_assert(static_cast<int>(RMMJS_CUDA_ERROR_NO_DEVICE) == static_cast<int>(C
 static_assert(static_cast<int>(RMMJS_CUDA_ERROR_INVALID_DEVICE) == static_cast<int>(CUDA_ERROR_INVALID_DEVICE));
 static_assert(static_cast<int>(RMMJS_CUDA_ERROR_INVALID_CONTEXT) == static_cast<int>(CUDA_ERROR_INVALID_CONTEXT));
 static_assert(static_cast<int>(RMMJS_CUDA_ERROR_NOT_READY) == static_cast<int>(CUDA_ERROR_NOT_READY));
+static_assert(static_cast<int>(RMMJS_CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) ==
+              static_cast<int>(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED));
+static_assert(static_cast<int>(RMMJS_CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED) ==
+              static_cast<int>(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED));
 static_assert(static_cast<int>(RMMJS_CUDA_ERROR_NOT_SUPPORTED) == static_cast<int>(CUDA_ERROR_NOT_SUPPORTED));
 static_assert(static_cast<int>(RMMJS_CU_STREAM_NON_BLOCKING) == static_cast<int>(CU_STREAM_NON_BLOCKING));
 static_assert(static_cast<int>(RMMJS_CU_EVENT_DISABLE_TIMING) == static_cast<int>(CU_EVENT_DISABLE_TIMING));
 static_assert(static_cast<int>(RMMJS_CU_MEM_ATTACH_GLOBAL) == static_cast<int>(CU_MEM_ATTACH_GLOBAL));
 static_assert(static_cast<int>(RMMJS_CU_MEMHOSTALLOC_PORTABLE) == static_cast<int>(CU_MEMHOSTALLOC_PORTABLE));
 static_assert(static_cast<int>(RMMJS_CU_MEMHOSTALLOC_DEVICEMAP) == static_cast<int>(CU_MEMHOSTALLOC_DEVICEMAP));
+static_assert(static_cast<int>(RMMJS_CU_MEM_ATTACH_HOST) == static_cast<int>(CU_MEM_ATTACH_HOST));
+static_assert(static_cast<int>(RMMJS_CU_MEMHOSTALLOC_WRITECOMBINED) == static_cast<int>(CU_MEMHOSTALLOC_WRITECOMBINED));
+static_assert(static_cast<int>(RMMJS_CU_MEMHOSTREGISTER_PORTABLE) == static_cast<int>(CU_MEMHOSTREGISTER_PORTABLE));
+static_assert(static_cast<int>(RMMJS_CU_MEMHOSTREGISTER_DEVICEMAP) == static_cast<int>(CU_MEMHOSTREGISTER_DEVICEMAP));
 static_assert(static_cast<int>(RMMJS_CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS) ==
               static_cast<int>(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS));
 static_assert(static_cast<int>(RMMJS_CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS) ==

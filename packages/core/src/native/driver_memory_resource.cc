@@ -65,7 +65,7 @@ class DriverMemoryResource {
     RMMJS_TRY(scope.status());
     rmmjs_CUdeviceptr ptr = 0;
     int result = Calls::Allocate(*DriverApi(), bytes, &ptr);
-    if (result != RMMJS_CUDA_SUCCESS) return AllocationFailure(result, Calls::kAllocateCall, bytes);
+    if (result != RMMJS_CUDA_SUCCESS) return FailCudaAllocation(result, Calls::kAllocateCall, bytes);
     *out = reinterpret_cast<void*>(ptr);
     return RMMJS_OK;
   }

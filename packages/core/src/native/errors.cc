@@ -35,11 +35,4 @@ rmmjs_status FreeFailure(int result, const char* call, const char* resource, siz
                       CudaErrorName(result) + ")");
 }
 
-rmmjs_status AllocationFailure(int result, const char* call, size_t bytes) {
-  std::string message = "CUDA error (failed to allocate " + std::to_string(bytes) + " bytes) at " + call + ": " +
-                        DescribeCudaError(result);
-  rmmjs_status status = result == RMMJS_CUDA_ERROR_OUT_OF_MEMORY ? RMMJS_ERR_OUT_OF_MEMORY : RMMJS_ERR_CUDA;
-  return SetError(status, result, std::move(message));
-}
-
 }  // namespace rmmjs

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "rmmjs/abi.h"
-#include "rmmjs/status.hpp"  // RMMJS_TRY, FailCuda, CudaErrorName
+#include "rmmjs/status.hpp"  // RMMJS_TRY, FailCuda, FailCudaAllocation, CudaErrorName
 
 namespace rmmjs {
 
@@ -21,9 +21,6 @@ rmmjs_status CudaFailure(int result, const char* call);
 inline rmmjs_status CheckCuda(int result, const char* call) {
   return result == 0 ? RMMJS_OK : CudaFailure(result, call);
 }
-// An allocation that failed in the driver: OutOfMemory for CUDA_ERROR_OUT_OF_MEMORY,
-// else a CUDA error; RMM's wording "CUDA error (failed to allocate N bytes): ...".
-rmmjs_status AllocationFailure(int result, const char* call, size_t bytes);
 // A free that failed in the driver. CUDA_ERROR_INVALID_VALUE means the driver does not know the
 // pointer (freed already, or never allocated there): a double or foreign free, RMMJS_ERR_LOGIC
 // with the wording of every resource that can tell; anything else is a CUDA error.
