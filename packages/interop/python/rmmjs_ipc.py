@@ -49,6 +49,7 @@ __all__ = [
     "handle_from_cupy",
     "handle_from_torch",
     "handle_from_torch_share",
+    "release_torch_share",
     "IpcView",
     "open_handle",
     "open_with_cupy",
@@ -288,6 +289,19 @@ def handle_from_torch_share(share, device_uuid_text=None):
         "deviceUuid": device_uuid_text or device_uuid(int(device)),
         "process": _TOKEN,
     }
+
+
+def release_torch_share(share):
+    """Tells PyTorch that the consumer of ``storage._share_cuda_()`` fields let go (its reference
+    counter of the storage, as a PyTorch consumer does), so that the producer need not keep the memory
+    once the tensor goes. Call it after the Node side freed its view. False where PyTorch lacks the call."""
+    import torch
+
+    release = getattr(torch.UntypedStorage, "_release_ipc_counter_cuda", None)
+    if release is None or not share[4]:
+        return False
+    release(share[4], share[5])
+    return True
 
 
 def handle_from_torch(tensor):
