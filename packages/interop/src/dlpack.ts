@@ -2,7 +2,7 @@
  * DLPack 1.1 (https://dmlc.github.io/dlpack/latest/): a DeviceBuffer as a tensor capsule that any
  * DLPack consumer can take, and a capsule from any producer as a DeviceBuffer.
  */
-import { DeviceBuffer, RMMError, type Stream } from '@rmmjs/core';
+import { DeviceBuffer, RMMError, cuda, type Stream } from '@rmmjs/core';
 import {
   adoptMemory,
   holdMemory,
@@ -172,9 +172,20 @@ export function toDLPack(buffer: DeviceBuffer, options?: ToDLPackOptions): DLPac
     throw invalidArgValue('options.strides', `has ${steps.length} entries for ${dims.length} dimensions`);
   }
   checkFits(dims, steps, elementBits, byteOffset, size);
-  buffer.stream.synchronize();
+  synchronize(buffer);
   const memory = holdMemory(buffer);
   return new DLPackCapsule(addon.toDLPack(memory, type.code, type.bits, type.lanes, dims, steps, byteOffset));
+}
+
+// The buffer's work is done before a consumer reads: its stream's, or, where the Stream object was
+// disposed (the buffer keeps the stream itself alive), the whole device's.
+function synchronize(buffer: DeviceBuffer): void {
+  try {
+    buffer.stream.synchronize();
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_RMM_DISPOSED') throw error;
+    cuda.synchronize(buffer.device);
+  }
 }
 
 // The tensor's bytes must lie within the buffer (BigInt: extents can pass 2^53).

@@ -150,6 +150,16 @@ describe('toDLPack', () => {
     stream[Symbol.dispose]();
   });
 
+  it('works when the Stream object of the buffer was disposed (the buffer keeps the stream)', () => {
+    const stream = new Stream();
+    const buffer = new DeviceBuffer({ data: pattern(300, 6), stream });
+    stream[Symbol.dispose]();
+    const view = fromDLPack(toDLPack(buffer));
+    expectBytes(view.toBytes(), pattern(300, 6));
+    view.free();
+    buffer.free();
+  });
+
   it.each([
     ['not a DeviceBuffer', () => toDLPack({} as DeviceBuffer), TypeError, 'ERR_INVALID_ARG_TYPE', '"buffer"'],
     [
