@@ -8,7 +8,8 @@ import { holdJsException, makeNativeError, native, type CoreApi, type MakeErrorF
 
 export { holdJsException };
 export { resourceHandle, wrapResource, registerResourceClass } from './device-memory-resource.js';
-export type { CoreApi, MakeErrorFn, ResourceHandle } from './native.js';
+export { adoptMemory, holdMemory, guardBuffer } from './device-buffer.js';
+export type { CoreApi, MakeErrorFn, ResourceHandle, MemoryHandle, BufferGuardHandle } from './native.js';
 
 /** Core's API table (`rmmjs_core_api`), as the type-tagged external an addon's `init` receives. */
 export const coreApi: CoreApi = native.coreApi;

@@ -2,7 +2,7 @@ import { setImmediate as eventLoopTurn } from 'node:timers/promises';
 import { types } from 'node:util';
 import { DeviceMemoryResource, resourceHandle, wrapResource } from './device-memory-resource.js';
 import { invalidArgType, invalidArgValue, RMMError } from './errors.js';
-import { native, type BufferNative, type StreamNative } from './native.js';
+import { native, type BufferGuardHandle, type BufferNative, type MemoryHandle, type StreamNative } from './native.js';
 import { withReclaim } from './reclaim.js';
 import { DEFAULT_STREAM, Stream, streamArg } from './stream.js';
 import { validateInteger, validateOptions, validateSize } from './validate.js';
@@ -108,6 +108,8 @@ const { bufferCreate, bufferFree } = native;
 
 let adopting: { attach: (target: DeviceBuffer) => BufferNative; stream: Stream } | undefined;
 let isDeviceBuffer: (value: unknown) => value is DeviceBuffer;
+let nativeOf: (buffer: DeviceBuffer) => BufferNative | null;
+let adoptMemoryOf: (memory: MemoryHandle, stream: Stream | undefined) => DeviceBuffer;
 
 /**
  * Untyped device memory from a resource, as RMM's `DeviceBuffer`: it keeps its resource and
@@ -122,6 +124,14 @@ export class DeviceBuffer implements Disposable {
   static {
     // A brand check: no getter runs (a Proxy is not a DeviceBuffer).
     isDeviceBuffer = (value): value is DeviceBuffer => typeof value === 'object' && value !== null && #native in value;
+    nativeOf = (buffer) => buffer.#native;
+    adoptMemoryOf = (memory, stream) => {
+      const streamNative = streamArg(stream, 'options.stream');
+      return DeviceBuffer.#adopt(
+        (target) => native.bufferAdopt(target, memory, streamNative),
+        stream ?? DEFAULT_STREAM,
+      );
+    };
   }
 
   constructor(options?: DeviceBufferOptions) {
@@ -372,4 +382,38 @@ export class DeviceBuffer implements Disposable {
       throw invalidArgValue('target', `is too small: need space for ${size} bytes, got ${nbytes}`);
     }
   }
+}
+
+/** The native handle of a DeviceBuffer argument (null once freed), or `ERR_INVALID_ARG_TYPE` naming `name`. */
+function bufferArg(buffer: unknown, name: string): BufferNative | null {
+  if (!isDeviceBuffer(buffer)) throw invalidArgType(name, 'an instance of DeviceBuffer', buffer);
+  return nativeOf(buffer);
+}
+
+/**
+ * A DeviceBuffer over memory that native code lends (a memory handle, include/rmmjs/abi.h): the
+ * buffer takes the memory out of `memory` and releases it when freed; it never deallocates it.
+ * Copies of the buffer, and memory it grows into, come from the current resource of the memory's
+ * device, on `options.stream`.
+ */
+export function adoptMemory(memory: MemoryHandle, options?: { stream?: Stream }): DeviceBuffer {
+  const { stream } = validateOptions<{ stream?: Stream }>(options);
+  return adoptMemoryOf(memory, stream);
+}
+
+/**
+ * A memory handle holding the first `buffer.size` bytes of the buffer's memory for native code:
+ * the memory stays valid until the holder releases it, also after `buffer.free()` or a resize
+ * that moves the buffer (the buffer's free then leaves the memory to the holder).
+ */
+export function holdMemory(buffer: DeviceBuffer): MemoryHandle {
+  return native.bufferHold(bufferArg(buffer, 'buffer'));
+}
+
+/**
+ * Gives `buffer` a guard (a buffer guard handle, taken from `guard`): it is asked before the
+ * buffer's memory is given back or moved, and may refuse (free() then throws its error).
+ */
+export function guardBuffer(buffer: DeviceBuffer, guard: BufferGuardHandle): void {
+  native.bufferGuard(bufferArg(buffer, 'buffer'), guard);
 }

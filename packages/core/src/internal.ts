@@ -4,12 +4,22 @@
  * '@rmmjs/core/addon'.
  */
 export { native, makeNativeError, holdJsException, heldJsException, takeHeldJsException } from './native.js';
-export type { NativeCore, ResourceHandle, StreamNative, BufferNative, CoreApi, MakeErrorFn } from './native.js';
+export type {
+  NativeCore,
+  ResourceHandle,
+  StreamNative,
+  BufferNative,
+  CoreApi,
+  MakeErrorFn,
+  MemoryHandle,
+  BufferGuardHandle,
+} from './native.js';
 /** Loads a `.node` file without calling its `init` (core's own addon). */
 export { loadAddon } from './load-addon.js';
 /** An addon, loaded and handed core's API table, error factory and exception sink (its init). */
 export { loadAddon as loadAdaptorAddon, coreApi, abiVersion } from './addon.js';
 export { resourceHandle, wrapResource, registerResourceClass } from './device-memory-resource.js';
+export { adoptMemory, holdMemory, guardBuffer } from './device-buffer.js';
 export { streamArg } from './stream.js';
 export { runReinitializeHooks } from './registry.js';
 export { runInScope } from './scope.js';

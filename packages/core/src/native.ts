@@ -7,6 +7,10 @@ export type ResourceHandle = object & { readonly __brand: 'ResourceHandle' };
 export type StreamNative = object & { readonly __brand: 'StreamNative' };
 export type BufferNative = object & { readonly __brand: 'BufferNative' };
 export type CoreApi = object & { readonly __brand: 'CoreApi' };
+/** A type-tagged napi_external owning an `rmmjs_memory` (include/rmmjs/abi.h) until it is taken. */
+export type MemoryHandle = object & { readonly __brand: 'MemoryHandle' };
+/** A type-tagged napi_external owning an `rmmjs_buffer_guard` until it is taken. */
+export type BufferGuardHandle = object & { readonly __brand: 'BufferGuardHandle' };
 
 export interface DriverInfo {
   mode: 'cuda' | 'host' | 'broken';
@@ -123,6 +127,10 @@ export interface NativeCore {
     name: string,
   ): number;
   bufferEndAsync(buffer: BufferNative): void;
+  // Lent memory (bind_lent_memory.cc).
+  bufferAdopt(object: object, memory: MemoryHandle, stream: StreamNative | undefined): BufferNative;
+  bufferHold(buffer: BufferNative | null): MemoryHandle;
+  bufferGuard(buffer: BufferNative | null, guard: BufferGuardHandle): void;
 
   setLogLevel(level: number): void;
   getLogLevel(): number;

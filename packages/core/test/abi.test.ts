@@ -24,6 +24,8 @@ interface Consumer {
   typeNameOfCurrent(): string;
   failingAllocation(nbytes: number): [number, string];
   streamId(handle: bigint): bigint;
+  /** [driver_version, driver_size, RMMJS_DRIVER_HAS(core, cuMemPoolImportPointer)] */
+  driverLayout(): [number, number, boolean];
   /** [initStatus, initMessage, allocateStatus, allocateMessage, destroyed, headerUntouched] */
   initWithOps(
     size: number | null,
@@ -73,6 +75,10 @@ describe('the C ABI, used by a plain C addon', () => {
     expect(consumer.streamId(DEFAULT_STREAM.handle)).toBe(consumer.streamId(DEFAULT_STREAM.handle));
     a[Symbol.dispose]();
     b[Symbol.dispose]();
+  });
+
+  it('reads the layout of the driver table: version 2, 45 entry points of version 1 and 10 for CUDA IPC', () => {
+    expect(consumer.driverLayout()).toEqual([2, 55 * 8, true]);
   });
 
   it('sees failures as status codes with a message', () => {

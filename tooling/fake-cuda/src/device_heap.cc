@@ -1,16 +1,30 @@
 #include "device_heap.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <iterator>
+#include <string>
 
 namespace fake {
 
 bool DeviceHeap::Reserve() {
   if (base_ != nullptr) return true;
-  void* range = mmap(nullptr, kReserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (range == MAP_FAILED) return false;
+  int fd = memfd_create("fakecuda-device-heap", MFD_CLOEXEC);
+  if (fd >= 0 && ftruncate(fd, static_cast<off_t>(kReserved)) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  void* range =
+      fd >= 0 ? mmap(nullptr, kReserved, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)
+              : mmap(nullptr, kReserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (range == MAP_FAILED) {
+    if (fd >= 0) close(fd);
+    return false;
+  }
   base_ = static_cast<char*>(range);
+  fd_ = fd;
   free_.emplace(0, kReserved);
   return true;
 }
@@ -43,6 +57,16 @@ void DeviceHeap::Free(void* ptr, size_t bytes) {
     }
   }
   free_.emplace(offset, bytes);
+}
+
+void* MapForeignHeap(int pid, int fd, uint64_t offset, size_t length) {
+  std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+  int opened = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (opened < 0) return nullptr;
+  void* range =
+      mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, opened, static_cast<off_t>(offset));
+  close(opened);  // the mapping keeps the file
+  return range == MAP_FAILED ? nullptr : range;
 }
 
 }  // namespace fake

@@ -1,5 +1,6 @@
 // cuInit, devices and primary contexts. The current context is per thread, as in the driver.
 #include <cstdio>
+#include <cstring>
 
 #include "state.h"
 
@@ -111,5 +112,18 @@ extern "C" rmmjs_CUresult cuCtxGetStreamPriorityRange(int* least, int* greatest)
   // Either pointer may be NULL, as in the driver.
   if (least != nullptr) *least = kStreamPriorityLeast;
   if (greatest != nullptr) *greatest = kStreamPriorityGreatest;
+  return kSuccess;
+}
+
+// "fakecuda" and seven zero bytes, then the ordinal: the same device has the same UUID in every
+// process, as a GPU does, while ordinals may differ between processes.
+extern "C" rmmjs_CUresult cuDeviceGetUuid(rmmjs_CUuuid* uuid, rmmjs_CUdevice device) {
+  Entry call(Symbol::cuDeviceGetUuid);
+  if (call.status() != kSuccess) return call.status();
+  if (uuid == nullptr) return kInvalidValue;
+  if (!call.state().ValidDevice(device)) return kInvalidDevice;
+  std::memset(uuid->bytes, 0, sizeof(uuid->bytes));
+  std::memcpy(uuid->bytes, "fakecuda", 8);
+  uuid->bytes[15] = static_cast<char>(device);
   return kSuccess;
 }

@@ -24,6 +24,8 @@ constexpr ErrorInfo kErrors[] = {
     {101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
     {200, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
     {201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {205, "CUDA_ERROR_MAP_FAILED", "mapping of buffer object failed"},
+    {208, "CUDA_ERROR_ALREADY_MAPPED", "resource already mapped"},
     {400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {500, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {600, "CUDA_ERROR_NOT_READY", "device not ready"},

@@ -8,6 +8,8 @@ using namespace fake;
 namespace {
 
 constexpr int kPointerAttributeDeviceOrdinal = 9;
+constexpr unsigned kMemAttachHost = 0x2;
+constexpr unsigned kMemHostAllocWriteCombined = 0x4;
 constexpr int kRangeAttributePreferredLocationType = 5;
 constexpr int kRangeAttributePreferredLocationId = 6;
 
@@ -20,7 +22,11 @@ enum Advice {
   kAdviseUnsetAccessedBy = 6,
 };
 
-bool FreedByMemFree(AllocationKind kind) { return kind != AllocationKind::kPinnedHost; }
+// cuMemFree_v2 frees device, managed and pool memory, and an imported pool allocation (the
+// importer's side of it); an IPC mapping is closed with cuIpcCloseMemHandle instead.
+bool FreedByMemFree(AllocationKind kind) {
+  return kind != AllocationKind::kPinnedHost && kind != AllocationKind::kIpcMapped;
+}
 
 // The managed allocation holding all of [address, address + bytes), or allocations.end().
 AllocationMap::iterator ManagedRange(State& state, uintptr_t address, size_t bytes) {
@@ -144,27 +150,77 @@ extern "C" rmmjs_CUresult cuMemsetD8Async(rmmjs_CUdeviceptr destination, unsigne
   return kSuccess;
 }
 
+namespace {
+
+// Writes attribute of the allocation `record` (nullptr: memory the driver does not know, which
+// gets the NULL values cuPointerGetAttributes documents) starting at `start`. kInvalidValue for an
+// attribute the fake does not model.
+int WritePointerAttribute(int attribute, const Allocation* record, uintptr_t start, void* data) {
+  switch (attribute) {
+    case RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED:
+      *static_cast<unsigned int*>(data) = record != nullptr && record->kind == AllocationKind::kManaged ? 1 : 0;
+      return kSuccess;
+    case RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      *static_cast<unsigned int*>(data) = record == nullptr                             ? 0
+                                          : record->kind == AllocationKind::kPinnedHost ? RMMJS_CU_MEMORYTYPE_HOST
+                                                                                        : RMMJS_CU_MEMORYTYPE_DEVICE;
+      return kSuccess;
+    case RMMJS_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+      *static_cast<int*>(data) = record != nullptr ? record->device : 0;
+      return kSuccess;
+    case RMMJS_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+      *static_cast<rmmjs_CUdeviceptr*>(data) = record != nullptr ? start : 0;
+      return kSuccess;
+    case RMMJS_CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+      *static_cast<size_t*>(data) = record != nullptr ? record->size : 0;
+      return kSuccess;
+    case RMMJS_CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+      *static_cast<rmmjs_CUmemoryPool*>(data) = record != nullptr ? record->pool : nullptr;
+      return kSuccess;
+    default:
+      return kInvalidValue;
+  }
+}
+
+}  // namespace
+
 extern "C" rmmjs_CUresult cuPointerGetAttribute(void* data, int attribute, rmmjs_CUdeviceptr pointer) {
   Entry call(Symbol::cuPointerGetAttribute);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
   auto allocation = state.Containing(pointer);
   if (data == nullptr || allocation == state.allocations.end()) return kInvalidValue;
-  const Allocation& record = allocation->second;
-  switch (attribute) {
-    case RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED:
-      *static_cast<unsigned int*>(data) = record.kind == AllocationKind::kManaged ? 1 : 0;
-      return kSuccess;
-    case RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-      *static_cast<unsigned int*>(data) =
-          record.kind == AllocationKind::kPinnedHost ? RMMJS_CU_MEMORYTYPE_HOST : RMMJS_CU_MEMORYTYPE_DEVICE;
-      return kSuccess;
-    case kPointerAttributeDeviceOrdinal:
-      *static_cast<int*>(data) = record.device;
-      return kSuccess;
-    default:
-      return kInvalidValue;
+  return WritePointerAttribute(attribute, &allocation->second, allocation->first, data);
+}
+
+// As documented, memory the driver does not know is no error here: its attributes are NULL.
+extern "C" rmmjs_CUresult cuPointerGetAttributes(unsigned int count, int* attributes, void** data,
+                                                 rmmjs_CUdeviceptr pointer) {
+  Entry call(Symbol::cuPointerGetAttributes);
+  if (call.status() != kSuccess) return call.status();
+  State& state = call.state();
+  if (count == 0 || attributes == nullptr || data == nullptr) return kInvalidValue;
+  auto allocation = state.Containing(pointer);
+  const Allocation* record = allocation == state.allocations.end() ? nullptr : &allocation->second;
+  uintptr_t start = record != nullptr ? allocation->first : 0;
+  for (unsigned int i = 0; i < count; ++i) {
+    if (data[i] == nullptr) return kInvalidValue;
+    if (int result = WritePointerAttribute(attributes[i], record, start, data[i])) return result;
   }
+  return kSuccess;
+}
+
+extern "C" rmmjs_CUresult cuMemGetAddressRange(rmmjs_CUdeviceptr* base, size_t* size, rmmjs_CUdeviceptr pointer) {
+  Entry call(Symbol::cuMemGetAddressRange);
+  if (call.status() != kSuccess) return call.status();
+  if (CurrentContext() == nullptr) return kInvalidContext;
+  State& state = call.state();
+  auto allocation = state.Containing(pointer);
+  if (allocation == state.allocations.end()) return kNotFound;
+  // Either output may be NULL, as in the driver.
+  if (base != nullptr) *base = allocation->first;
+  if (size != nullptr) *size = allocation->second.size;
+  return kSuccess;
 }
 
 extern "C" rmmjs_CUresult cuMemPrefetchAsync(rmmjs_CUdeviceptr pointer, size_t bytes, rmmjs_CUmemLocation location,

@@ -1,5 +1,7 @@
 // Stream-ordered memory pools. Freed pool memory goes straight back to the device budget: the
 // fake keeps no reserve, so the release threshold and trimming change nothing.
+#include <sys/mman.h>
+
 #include "state.h"
 
 using namespace fake;
@@ -57,7 +59,7 @@ extern "C" rmmjs_CUresult cuMemPoolCreate(rmmjs_CUmemoryPool* pool, const rmmjs_
     default:
       return kInvalidValue;
   }
-  state.all_pools.emplace_back(new CUmemPoolHandle_st{device, false, props->handle_types, 0, 0});
+  state.all_pools.emplace_back(new CUmemPoolHandle_st{device, false, props->handle_types, 0, 0, state.next_serial++});
   *pool = state.all_pools.back().get();
   state.live_pools.insert(*pool);
   return kSuccess;
@@ -69,7 +71,13 @@ extern "C" rmmjs_CUresult cuMemPoolDestroy(rmmjs_CUmemoryPool pool) {
   Entry call(Symbol::cuMemPoolDestroy);
   if (call.status() != kSuccess) return call.status();
   // Default pools are never in live_pools, so they cannot be destroyed.
-  return call.state().live_pools.erase(pool) == 1 ? kSuccess : kInvalidValue;
+  if (call.state().live_pools.erase(pool) != 1) return kInvalidValue;
+  // An imported pool's view of the exporter's heap goes with it (imports still alive keep it).
+  if (pool->imported && pool->live_allocations == 0) {
+    munmap(pool->mapping, DeviceHeap::kReserved);
+    pool->mapping = nullptr;
+  }
+  return kSuccess;
 }
 
 extern "C" rmmjs_CUresult cuMemPoolSetAttribute(rmmjs_CUmemoryPool pool, int attribute, void* value) {
@@ -102,7 +110,8 @@ extern "C" rmmjs_CUresult cuMemAllocFromPoolAsync(rmmjs_CUdeviceptr* pointer, si
   Entry call(Symbol::cuMemAllocFromPoolAsync);
   if (call.status() != kSuccess) return call.status();
   State& state = call.state();
-  if (pointer == nullptr || !state.ValidPool(pool)) return kInvalidValue;
+  // As the driver documents, an imported pool cannot make allocations.
+  if (pointer == nullptr || !state.ValidPool(pool) || pool->imported) return kInvalidValue;
   if (int result = state.CheckStream(stream)) return result;
   return AllocateFromPool(state, pool, bytes, pointer);
 }
@@ -125,7 +134,8 @@ extern "C" rmmjs_CUresult cuMemFreeAsync(rmmjs_CUdeviceptr pointer, rmmjs_CUstre
   if (int result = state.CheckStream(stream)) return result;
   if (pointer == 0) return kSuccess;
   auto allocation = state.allocations.find(pointer);
-  if (allocation == state.allocations.end() || allocation->second.kind != AllocationKind::kPool) {
+  if (allocation == state.allocations.end() ||
+      (allocation->second.kind != AllocationKind::kPool && allocation->second.kind != AllocationKind::kPoolImported)) {
     return kInvalidValue;
   }
   state.Release(allocation);

@@ -1,5 +1,7 @@
 #include "state.h"
 
+#include <sys/mman.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -181,23 +183,41 @@ int State::Allocate(int device, size_t bytes, AllocationKind kind, CUmemPoolHand
   if (memory == nullptr) return kOutOfMemory;
   uintptr_t address = reinterpret_cast<uintptr_t>(memory);
   allocations.emplace(address, Allocation{bytes, device, kind, pool, RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2,
-                                          RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2});
+                                          RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2, next_serial++});
   if (counted) owner.used += bytes;
   if (pool != nullptr) ++pool->live_allocations;
   *out = address;
   return kSuccess;
 }
 
+AllocationMap::iterator State::RecordForeign(uintptr_t address, size_t size, int device, AllocationKind kind,
+                                             CUmemPoolHandle_st* pool) {
+  if (pool != nullptr) ++pool->live_allocations;
+  return allocations
+      .emplace(address, Allocation{size, device, kind, pool, RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2,
+                                   RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2, next_serial++})
+      .first;
+}
+
 void State::Release(AllocationMap::iterator allocation) {
   const Allocation& record = allocation->second;
-  if (record.kind != AllocationKind::kPinnedHost) devices[record.device].used -= record.size;
   if (record.pool != nullptr) --record.pool->live_allocations;
   void* memory = reinterpret_cast<void*>(allocation->first);
-  if (record.kind == AllocationKind::kPinnedHost) {
-    std::free(memory);
-  } else {
-    size_t rounded = (record.size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
-    devices[record.device].heap.Free(memory, rounded);
+  switch (record.kind) {
+    case AllocationKind::kPinnedHost:
+      std::free(memory);
+      break;
+    case AllocationKind::kIpcMapped:
+      ipc_opened.erase(record.ipc_handle);
+      munmap(record.mapping, record.mapping_length);
+      break;
+    case AllocationKind::kPoolImported:
+      break;  // the imported pool's mapping stays
+    default: {
+      devices[record.device].used -= record.size;
+      size_t rounded = (record.size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+      devices[record.device].heap.Free(memory, rounded);
+    }
   }
   allocations.erase(allocation);
 }

@@ -35,6 +35,13 @@ struct CUmemPoolHandle_st {
   int handle_types;
   uint64_t release_threshold;
   size_t live_allocations;  // kept after destruction: the pool lives on until they are freed
+  uint64_t serial = 0;      // created pools: identifies the pool in what it exports
+  // A pool imported from another process (cuMemPoolImportFromShareableHandle): the exporter's pid
+  // and pool serial, and its whole device heap mapped here.
+  bool imported = false;
+  int exporter_pid = 0;
+  uint64_t exporter_serial = 0;
+  char* mapping = nullptr;
 };
 
 namespace fake {
@@ -47,7 +54,10 @@ constexpr int kNotInitialized = RMMJS_CUDA_ERROR_NOT_INITIALIZED;
 constexpr int kNoDevice = RMMJS_CUDA_ERROR_NO_DEVICE;
 constexpr int kInvalidDevice = RMMJS_CUDA_ERROR_INVALID_DEVICE;
 constexpr int kInvalidContext = RMMJS_CUDA_ERROR_INVALID_CONTEXT;
-constexpr int kInvalidHandle = 400;
+constexpr int kMapFailed = RMMJS_CUDA_ERROR_MAP_FAILED;
+constexpr int kAlreadyMapped = RMMJS_CUDA_ERROR_ALREADY_MAPPED;
+constexpr int kInvalidHandle = RMMJS_CUDA_ERROR_INVALID_HANDLE;
+constexpr int kNotFound = RMMJS_CUDA_ERROR_NOT_FOUND;
 constexpr int kNotSupported = RMMJS_CUDA_ERROR_NOT_SUPPORTED;
 
 constexpr int kAttributeUnifiedAddressing = 41;
@@ -72,18 +82,28 @@ inline constexpr const char* kSymbolNames[] = {
 };
 inline constexpr size_t kSymbolCount = sizeof(kSymbolNames) / sizeof(kSymbolNames[0]);
 
-enum class AllocationKind { kDevice, kManaged, kPinnedHost, kPool };
+// kIpcMapped: another process's cuMemAlloc memory opened with cuIpcOpenMemHandle_v2;
+// kPoolImported: another process's pool allocation imported with cuMemPoolImportPointer. Both are
+// that process's memory: they are not counted against this process's budgets.
+enum class AllocationKind { kDevice, kManaged, kPinnedHost, kPool, kIpcMapped, kPoolImported };
 
 struct Allocation {
   size_t size;
   int device;
   AllocationKind kind;
-  CUmemPoolHandle_st* pool;  // kPool only
+  CUmemPoolHandle_st* pool;  // kPool and kPoolImported only
   int prefetch_type;         // managed only: where the last prefetch went
   int prefetch_id;
   int preferred_type;  // managed only: the preferred location advised (cuMemAdvise_v2)
   int preferred_id;
   unsigned host_flags = 0;  // pinned host only: the CU_MEMHOSTALLOC_* flags
+  uint64_t serial = 0;  // never reused: an IPC handle of freed and reallocated memory differs
+  // kIpcMapped: the mapping (page aligned, around the memory), the opens not yet closed (the
+  // driver counts them) and the handle it was opened from.
+  void* mapping = nullptr;
+  size_t mapping_length = 0;
+  int opens = 0;
+  std::string ipc_handle;
 };
 using AllocationMap = std::map<uintptr_t, Allocation>;
 
@@ -129,6 +149,9 @@ struct State {
   std::set<const CUevent_st*> live_events;
   std::vector<std::unique_ptr<CUmemPoolHandle_st>> all_pools;  // created ones, not defaults
   std::set<const CUmemPoolHandle_st*> live_pools;
+  uint64_t next_serial = 1;  // of allocations and created pools
+  // cuIpcOpenMemHandle_v2: the handles open in this process, and where.
+  std::map<std::string, uintptr_t> ipc_opened;
 
   std::array<uint64_t, kSymbolCount> calls{};
   std::vector<Fault> faults;
@@ -150,6 +173,9 @@ struct State {
   // its end; addresses outside every allocation are host memory and always pass.
   int CheckRange(uintptr_t address, size_t bytes);
   int Allocate(int device, size_t bytes, AllocationKind kind, CUmemPoolHandle_st* pool, uintptr_t* out);
+  // Records memory of another process mapped here (kIpcMapped, kPoolImported).
+  AllocationMap::iterator RecordForeign(uintptr_t address, size_t size, int device, AllocationKind kind,
+                                        CUmemPoolHandle_st* pool);
   void Release(AllocationMap::iterator allocation);
 
   // Counts the call and returns the error of a fault armed for it, or kSuccess.

@@ -718,6 +718,183 @@ static void TestNoDevices(void) {
   EXPECT_EQ(api.cuDeviceGetCount(&count), RMMJS_CUDA_ERROR_NOT_INITIALIZED);
 }
 
+/* Runs body in a forked child (another process, with a copy of this one's driver state), which
+ * fails the test when it does; returns once it ended. */
+static void InAnotherProcess(void (*body)(void* argument), void* argument) {
+  fflush(stderr);
+  pid_t child = fork();
+  if (child == 0) {
+    body(argument);
+    fflush(stderr);
+    _exit(failures == 0 ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static int ReadByte(rmmjs_CUdeviceptr pointer) {
+  unsigned char byte = 0;
+  if (api.cuMemcpyAsync((rmmjs_CUdeviceptr)&byte, pointer, 1, 0) != 0) return -1;
+  return byte;
+}
+
+static void OpenLegacyHandle(void* argument) {
+  rmmjs_CUipcMemHandle handle;
+  memcpy(&handle, argument, sizeof(handle));
+  rmmjs_CUdeviceptr pointer = 0, again = 0;
+  EXPECT_EQ(api.cuIpcOpenMemHandle(&pointer, handle, 0), RMMJS_CUDA_ERROR_INVALID_VALUE); /* flags */
+  EXPECT_EQ(api.cuIpcOpenMemHandle(&pointer, handle, RMMJS_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), 0);
+  /* A second open of the same handle is counted and returns the same address. */
+  EXPECT_EQ(api.cuIpcOpenMemHandle(&again, handle, RMMJS_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), 0);
+  EXPECT_EQ(again, pointer);
+  EXPECT_EQ(ReadByte(pointer), 0x5A);
+  EXPECT_EQ(ReadByte(pointer + 9999), 0x5A);
+  EXPECT_EQ(api.cuMemsetD8Async(pointer + 100, 0xA5, 100, 0), 0);
+  EXPECT_EQ(api.cuMemsetD8Async(pointer + 9999, 0xA5, 2, 0), RMMJS_CUDA_ERROR_INVALID_VALUE); /* past its end */
+  unsigned int type = 0;
+  EXPECT_EQ(api.cuPointerGetAttribute(&type, RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, pointer + 5), 0);
+  EXPECT_EQ(type, RMMJS_CU_MEMORYTYPE_DEVICE);
+  EXPECT_EQ(api.cuMemFree(pointer), RMMJS_CUDA_ERROR_INVALID_VALUE); /* closed, not freed */
+  EXPECT_EQ(api.cuIpcCloseMemHandle(pointer), 0);
+  EXPECT_EQ(api.cuIpcCloseMemHandle(pointer), 0);
+  EXPECT_EQ(api.cuIpcCloseMemHandle(pointer), RMMJS_CUDA_ERROR_INVALID_VALUE); /* closed twice */
+  EXPECT_EQ(Stat("liveAllocations"), 2);                                       /* the exporter's two, copied by fork */
+  /* Bytes that are no handle of this driver. */
+  rmmjs_CUipcMemHandle garbage;
+  memset(&garbage, 0x42, sizeof(garbage));
+  EXPECT_EQ(api.cuIpcOpenMemHandle(&pointer, garbage, RMMJS_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            RMMJS_CUDA_ERROR_INVALID_VALUE);
+}
+
+static void TestIpc(void) {
+  InitAndSetDevice(0);
+  rmmjs_CUuuid uuid;
+  EXPECT_EQ(api.cuDeviceGetUuid(&uuid, 1), 0);
+  EXPECT(memcmp(uuid.bytes, "fakecuda\0\0\0\0\0\0\0\1", 16) == 0);
+  EXPECT_EQ(api.cuDeviceGetUuid(&uuid, 2), RMMJS_CUDA_ERROR_INVALID_DEVICE);
+
+  rmmjs_CUdeviceptr base = 0, managed = 0;
+  EXPECT_EQ(api.cuMemAlloc(&base, 10000), 0);
+  EXPECT_EQ(api.cuMemsetD8Async(base, 0x5A, 10000, 0), 0);
+  rmmjs_CUdeviceptr range_base = 0;
+  size_t range_size = 0;
+  EXPECT_EQ(api.cuMemGetAddressRange(&range_base, &range_size, base + 5000), 0);
+  EXPECT_EQ(range_base, base);
+  EXPECT_EQ(range_size, 10000);
+  EXPECT_EQ(api.cuMemGetAddressRange(NULL, &range_size, base + 10000), RMMJS_CUDA_ERROR_NOT_FOUND);
+
+  /* cuPointerGetAttributes: NULL values for memory the driver does not know. */
+  int attributes[3] = {RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, RMMJS_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                       RMMJS_CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE};
+  unsigned int type = 99;
+  rmmjs_CUdeviceptr start = 99;
+  rmmjs_CUmemoryPool pool = (rmmjs_CUmemoryPool)&type;
+  void* data[3] = {&type, &start, &pool};
+  EXPECT_EQ(api.cuPointerGetAttributes(3, attributes, data, (rmmjs_CUdeviceptr)&range_size), 0);
+  EXPECT(type == 0 && start == 0 && pool == NULL);
+  EXPECT_EQ(api.cuPointerGetAttributes(3, attributes, data, base + 7), 0);
+  EXPECT(type == RMMJS_CU_MEMORYTYPE_DEVICE && start == base && pool == NULL);
+
+  rmmjs_CUipcMemHandle handle, again;
+  EXPECT_EQ(api.cuIpcGetMemHandle(&handle, base + 512), RMMJS_CUDA_ERROR_INVALID_VALUE); /* not the base */
+  EXPECT_EQ(api.cuMemAllocManaged(&managed, 4096, RMMJS_CU_MEM_ATTACH_GLOBAL), 0);
+  EXPECT_EQ(api.cuIpcGetMemHandle(&handle, managed), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuIpcGetMemHandle(&handle, base), 0);
+  EXPECT_EQ(api.cuIpcGetMemHandle(&again, base), 0);
+  EXPECT(memcmp(&handle, &again, sizeof(handle)) == 0);
+  rmmjs_CUdeviceptr opened = 0;
+  /* The driver refuses a handle of the calling process itself. */
+  EXPECT_EQ(api.cuIpcOpenMemHandle(&opened, handle, RMMJS_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            RMMJS_CUDA_ERROR_INVALID_CONTEXT);
+  InAnotherProcess(OpenLegacyHandle, &handle);
+  /* The other process wrote into this one's memory. */
+  EXPECT_EQ(ReadByte(base + 99), 0x5A);
+  EXPECT_EQ(ReadByte(base + 100), 0xA5);
+  EXPECT_EQ(ReadByte(base + 199), 0xA5);
+  EXPECT_EQ(api.cuMemFree(base), 0);
+  EXPECT_EQ(api.cuMemFree(managed), 0);
+  /* Memory reallocated where freed memory was gets another handle. */
+  rmmjs_CUdeviceptr reused = 0;
+  EXPECT_EQ(api.cuMemAlloc(&reused, 10000), 0);
+  EXPECT_EQ(reused, base);
+  EXPECT_EQ(api.cuIpcGetMemHandle(&again, reused), 0);
+  EXPECT(memcmp(&handle, &again, sizeof(handle)) != 0);
+  EXPECT_EQ(api.cuMemFree(reused), 0);
+}
+
+struct PoolShareArgs {
+  int fd;
+  rmmjs_CUmemPoolPtrExportData data;
+};
+
+static void ImportPool(void* argument) {
+  struct PoolShareArgs* share = argument;
+  rmmjs_CUmemoryPool pool = NULL;
+  EXPECT_EQ(api.cuMemPoolImportFromShareableHandle(&pool, (void*)(intptr_t)share->fd, RMMJS_CU_MEM_HANDLE_TYPE_NONE, 0),
+            RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemPoolImportFromShareableHandle(&pool, (void*)(intptr_t)0,
+                                                   RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            RMMJS_CUDA_ERROR_INVALID_VALUE); /* stdin is no pool */
+  EXPECT_EQ(api.cuMemPoolImportFromShareableHandle(&pool, (void*)(intptr_t)share->fd,
+                                                   RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            0);
+  rmmjs_CUdeviceptr pointer = 0, again = 0;
+  EXPECT_EQ(api.cuMemAllocFromPoolAsync(&pointer, 256, pool, 0), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemPoolImportPointer(&pointer, pool, &share->data), 0);
+  EXPECT_EQ(api.cuMemPoolImportPointer(&again, pool, &share->data), RMMJS_CUDA_ERROR_ALREADY_MAPPED);
+  rmmjs_CUmemoryPool owner = NULL;
+  EXPECT_EQ(api.cuPointerGetAttribute(&owner, RMMJS_CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, pointer), 0);
+  EXPECT(owner == pool);
+  EXPECT_EQ(ReadByte(pointer), 0x3C);
+  EXPECT_EQ(ReadByte(pointer + 4095), 0x3C);
+  EXPECT_EQ(api.cuMemsetD8Async(pointer + 1, 0xC3, 10, 0), 0);
+  EXPECT_EQ(api.cuMemFreeAsync(pointer, 0), 0);
+  EXPECT_EQ(api.cuMemFreeAsync(pointer, 0), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemPoolDestroy(pool), 0);
+}
+
+static void TestPoolIpc(void) {
+  InitAndSetDevice(1);
+  rmmjs_CUmemPoolProps props;
+  memset(&props, 0, sizeof(props));
+  props.alloc_type = RMMJS_CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = RMMJS_CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = 1;
+  rmmjs_CUmemoryPool plain = NULL, pool = NULL;
+  EXPECT_EQ(api.cuMemPoolCreate(&plain, &props), 0);
+  props.handle_types = RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  EXPECT_EQ(api.cuMemPoolCreate(&pool, &props), 0);
+  struct PoolShareArgs share = {-1, {{0}}};
+  EXPECT_EQ(api.cuMemPoolExportToShareableHandle(&share.fd, plain, RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            RMMJS_CUDA_ERROR_INVALID_VALUE); /* a pool without IPC */
+  rmmjs_CUdeviceptr pointer = 0, unshared = 0;
+  EXPECT_EQ(api.cuMemAllocFromPoolAsync(&unshared, 512, plain, 0), 0);
+  EXPECT_EQ(api.cuMemPoolExportPointer(&share.data, unshared), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemAllocFromPoolAsync(&pointer, 4096, pool, 0), 0);
+  EXPECT_EQ(api.cuMemsetD8Async(pointer, 0x3C, 4096, 0), 0);
+  EXPECT_EQ(api.cuMemPoolExportToShareableHandle(&share.fd, pool, RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            0);
+  EXPECT(share.fd > 2);
+  EXPECT_EQ(api.cuMemPoolExportPointer(&share.data, pointer + 512), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuMemPoolExportPointer(&share.data, pointer), 0);
+  rmmjs_CUmemoryPool same = NULL;
+  EXPECT_EQ(api.cuMemPoolImportFromShareableHandle(&same, (void*)(intptr_t)share.fd,
+                                                   RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            RMMJS_CUDA_ERROR_INVALID_VALUE); /* in the exporting process */
+  InAnotherProcess(ImportPool, &share);
+  EXPECT_EQ(ReadByte(pointer), 0x3C);
+  EXPECT_EQ(ReadByte(pointer + 1), 0xC3);
+  EXPECT_EQ(ReadByte(pointer + 10), 0xC3);
+  EXPECT_EQ(ReadByte(pointer + 11), 0x3C);
+  close(share.fd);
+  EXPECT_EQ(api.cuMemFreeAsync(pointer, 0), 0);
+  EXPECT_EQ(api.cuMemFreeAsync(unshared, 0), 0);
+  EXPECT_EQ(api.cuMemPoolDestroy(pool), 0);
+  EXPECT_EQ(api.cuMemPoolDestroy(plain), 0);
+  EXPECT_EQ(Stat("liveAllocations"), 0);
+}
+
 enum { kThreads = 8, kRounds = 2000 };
 
 static void* AllocateAndFree(void* argument) {
@@ -796,6 +973,8 @@ int main(int argc, char** argv) {
       {"managed memory prefetch and advice", TestPrefetchAndAdvice, ""},
       {"streams and events", TestStreamsAndEvents, ""},
       {"memory pools", TestPools, ""},
+      {"CUDA IPC between processes", TestIpc, ""},
+      {"memory pools shared between processes", TestPoolIpc, ""},
       {"fault injection", TestFaults, ""},
       {"faults from RMMJS_FAKE_CUDA_FAIL", TestEnvironmentFaults,
        "RMMJS_FAKE_CUDA_FAIL=cuStreamQuery:2:600,cuInit:1:CUDA_ERROR_NOT_INITIALIZED"},

@@ -146,6 +146,63 @@ typedef struct rmmjs_resource_handle {
   rmmjs_resource* resource;
 } rmmjs_resource_handle;
 
+/* Memory that someone other than a resource owns, lent to a DeviceBuffer: what a DLPack producer
+ * or a CUDA IPC mapping hands over, or a hold on a DeviceBuffer's own memory. It travels between an
+ * addon and core as a napi_external tagged RMMJS_TAG_MEMORY_* that points to a rmmjs_memory_handle
+ * (see '@rmmjs/core/addon': adoptMemory makes a DeviceBuffer over it, holdMemory makes one of a
+ * buffer's memory).
+ * - release gives the memory back (closes a mapping, calls a producer's deleter, deallocates) and
+ *   frees the struct. It is called exactly once, by whoever owns the memory last, on any thread,
+ *   with any or no CUDA context current; it never calls JavaScript.
+ * - size is sizeof(rmmjs_memory) of its maker: members appended later are absent below it. */
+typedef struct rmmjs_memory rmmjs_memory;
+struct rmmjs_memory {
+  size_t size;
+  void* ptr;      /* the first byte (NULL only when bytes is 0) */
+  size_t bytes;   /* how many bytes from ptr the owner lends */
+  int32_t device; /* the CUDA device of the memory (0 for host memory and in host mode) */
+  uint32_t flags; /* 0; reserved */
+  void (*release)(rmmjs_memory* self);
+};
+
+#define RMMJS_TAG_MEMORY_LOWER 0x726d6d6a734d656dULL    /* "rmmjsMem" */
+#define RMMJS_TAG_MEMORY_UPPER 0x6f72796c656e7431ULL    /* "orylent1" */
+#define RMMJS_MEMORY_HANDLE_MAGIC 0x726d6d6a734d6864ULL /* "rmmjsMhd" */
+/* What a memory napi_external points to. The handle owns the memory until a consumer takes it by
+ * setting memory to NULL; the external's finalizer releases memory nobody took. */
+typedef struct rmmjs_memory_handle {
+  uint64_t magic;
+  rmmjs_memory* memory;
+} rmmjs_memory_handle;
+
+/* A veto on giving a DeviceBuffer's memory back: a buffer whose memory another process maps (an
+ * exported CUDA IPC handle) refuses free() while that process uses it. It travels as a
+ * napi_external tagged RMMJS_TAG_BUFFER_GUARD_* that points to a rmmjs_buffer_guard_handle (see
+ * '@rmmjs/core/addon': guardBuffer). Both functions run on the buffer's JavaScript thread and never
+ * call JavaScript.
+ * - check: RMMJS_OK when the buffer may give back or move its memory (ptr, bytes: the whole
+ *   allocation) now; else set the error (core->set_error) and return it: free() throws it and the
+ *   buffer keeps its memory, and a resize that would move it fails. A buffer collected without
+ *   free() gives its memory back all the same and logs the refusal.
+ * - destroy: once, when the guarded memory is given back or moved, or the buffer goes; frees self.
+ * - size is sizeof(rmmjs_buffer_guard) of its maker. */
+typedef struct rmmjs_buffer_guard rmmjs_buffer_guard;
+struct rmmjs_buffer_guard {
+  size_t size;
+  rmmjs_status (*check)(rmmjs_buffer_guard* self, void* ptr, size_t bytes);
+  void (*destroy)(rmmjs_buffer_guard* self);
+};
+
+#define RMMJS_TAG_BUFFER_GUARD_LOWER 0x726d6d6a73477264ULL    /* "rmmjsGrd" */
+#define RMMJS_TAG_BUFFER_GUARD_UPPER 0x4275666665723031ULL    /* "Buffer01" */
+#define RMMJS_BUFFER_GUARD_HANDLE_MAGIC 0x726d6d6a73476864ULL /* "rmmjsGhd" */
+/* What a buffer guard napi_external points to: owned until taken (guard set to NULL); the
+ * external's finalizer destroys a guard nobody took. */
+typedef struct rmmjs_buffer_guard_handle {
+  uint64_t magic;
+  rmmjs_buffer_guard* guard;
+} rmmjs_buffer_guard_handle;
+
 struct rmmjs_driver_api; /* rmmjs/cuda_driver.h */
 
 typedef struct rmmjs_core_api {

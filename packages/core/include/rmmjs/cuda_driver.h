@@ -29,6 +29,19 @@ typedef struct rmmjs_CUmemLocation {
   int id;
 } rmmjs_CUmemLocation;
 
+/* The 64 opaque bytes of an IPC memory handle (CUipcMemHandle) and of a pool allocation's export
+ * data (CUmemPoolPtrExportData), and a device's UUID (CUuuid). */
+#define RMMJS_CU_IPC_HANDLE_SIZE 64
+typedef struct rmmjs_CUipcMemHandle {
+  char reserved[RMMJS_CU_IPC_HANDLE_SIZE];
+} rmmjs_CUipcMemHandle;
+typedef struct rmmjs_CUmemPoolPtrExportData {
+  unsigned char reserved[RMMJS_CU_IPC_HANDLE_SIZE];
+} rmmjs_CUmemPoolPtrExportData;
+typedef struct rmmjs_CUuuid {
+  char bytes[16];
+} rmmjs_CUuuid;
+
 typedef struct rmmjs_CUmemPoolProps {
   int alloc_type;   /* CUmemAllocationType */
   int handle_types; /* CUmemAllocationHandleType */
@@ -47,6 +60,10 @@ enum {
   RMMJS_CUDA_ERROR_NO_DEVICE = 100,
   RMMJS_CUDA_ERROR_INVALID_DEVICE = 101,
   RMMJS_CUDA_ERROR_INVALID_CONTEXT = 201,
+  RMMJS_CUDA_ERROR_MAP_FAILED = 205,
+  RMMJS_CUDA_ERROR_ALREADY_MAPPED = 208,
+  RMMJS_CUDA_ERROR_INVALID_HANDLE = 400,
+  RMMJS_CUDA_ERROR_NOT_FOUND = 500,
   RMMJS_CUDA_ERROR_NOT_READY = 600,
   RMMJS_CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
   RMMJS_CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
@@ -69,6 +86,10 @@ enum {
 
   RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
   RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+  RMMJS_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+  RMMJS_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+  RMMJS_CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+  RMMJS_CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
   RMMJS_CU_MEMORYTYPE_HOST = 1,
   RMMJS_CU_MEMORYTYPE_DEVICE = 2,
 
@@ -82,6 +103,7 @@ enum {
   RMMJS_CU_MEM_HANDLE_TYPE_NONE = 0,
   RMMJS_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1,
   RMMJS_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
+  RMMJS_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1,
   RMMJS_CU_MEM_ADVISE_SET_PREFERRED_LOCATION = 3
 };
 
@@ -135,10 +157,26 @@ enum {
   X(cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", rmmjs_CUresult,                                                \
     (rmmjs_CUdeviceptr*, size_t, rmmjs_CUmemoryPool, rmmjs_CUstream))                                                  \
   X(cuMemFreeAsync, "cuMemFreeAsync", rmmjs_CUresult, (rmmjs_CUdeviceptr, rmmjs_CUstream))                             \
+  /* version 2: page-locking host memory, CUDA IPC */                                                                  \
   X(cuMemHostRegister, "cuMemHostRegister_v2", rmmjs_CUresult, (void*, size_t, unsigned int))                          \
   X(cuMemHostUnregister, "cuMemHostUnregister", rmmjs_CUresult, (void*))                                               \
   X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", rmmjs_CUresult,                                         \
-    (rmmjs_CUdeviceptr*, void*, unsigned int))
+    (rmmjs_CUdeviceptr*, void*, unsigned int))                                                                         \
+  X(cuIpcGetMemHandle, "cuIpcGetMemHandle", rmmjs_CUresult, (rmmjs_CUipcMemHandle*, rmmjs_CUdeviceptr))                \
+  X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2", rmmjs_CUresult,                                                       \
+    (rmmjs_CUdeviceptr*, rmmjs_CUipcMemHandle, unsigned int))                                                          \
+  X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", rmmjs_CUresult, (rmmjs_CUdeviceptr))                                   \
+  X(cuMemGetAddressRange, "cuMemGetAddressRange_v2", rmmjs_CUresult, (rmmjs_CUdeviceptr*, size_t*, rmmjs_CUdeviceptr)) \
+  X(cuDeviceGetUuid, "cuDeviceGetUuid_v2", rmmjs_CUresult, (rmmjs_CUuuid*, rmmjs_CUdevice))                            \
+  X(cuPointerGetAttributes, "cuPointerGetAttributes", rmmjs_CUresult, (unsigned int, int*, void**, rmmjs_CUdeviceptr)) \
+  X(cuMemPoolExportToShareableHandle, "cuMemPoolExportToShareableHandle", rmmjs_CUresult,                              \
+    (void*, rmmjs_CUmemoryPool, int, unsigned long long))                                                              \
+  X(cuMemPoolImportFromShareableHandle, "cuMemPoolImportFromShareableHandle", rmmjs_CUresult,                          \
+    (rmmjs_CUmemoryPool*, void*, int, unsigned long long))                                                             \
+  X(cuMemPoolExportPointer, "cuMemPoolExportPointer", rmmjs_CUresult,                                                  \
+    (rmmjs_CUmemPoolPtrExportData*, rmmjs_CUdeviceptr))                                                                \
+  X(cuMemPoolImportPointer, "cuMemPoolImportPointer", rmmjs_CUresult,                                                  \
+    (rmmjs_CUdeviceptr*, rmmjs_CUmemoryPool, rmmjs_CUmemPoolPtrExportData*))
 
 typedef struct rmmjs_driver_api {
 #define RMMJS_DRIVER_MEMBER(name, symbol, ret, args) ret(*name) args;
@@ -147,11 +185,12 @@ typedef struct rmmjs_driver_api {
 } rmmjs_driver_api;
 
 /* The layout of rmmjs_driver_api. 1: the entry points of ABI 1.1 and 1.2 (up to cuMemFreeAsync).
- * 2: page-locking existing host memory (cuMemHostRegister, cuMemHostUnregister) and the device
- * address of mapped host memory (cuMemHostGetDevicePointer). */
+ * 2: page-locking existing host memory (cuMemHostRegister, cuMemHostUnregister), the device
+ * address of mapped host memory (cuMemHostGetDevicePointer) and CUDA IPC (cuIpcGetMemHandle to
+ * cuMemPoolImportPointer). */
 #define RMMJS_DRIVER_API_VERSION 2
 #define RMMJS_DRIVER_API_SIZE_1 (offsetof(rmmjs_driver_api, cuMemFreeAsync) + sizeof(void*))
-#define RMMJS_DRIVER_API_SIZE_2 (offsetof(rmmjs_driver_api, cuMemHostGetDevicePointer) + sizeof(void*))
+#define RMMJS_DRIVER_API_SIZE_2 (offsetof(rmmjs_driver_api, cuMemPoolImportPointer) + sizeof(void*))
 
 /* sizeof(rmmjs_driver_api) of the table core->driver() returns: core->driver_size, or the
  * version 1 layout for a core older than ABI 1.2 (which does not say). */

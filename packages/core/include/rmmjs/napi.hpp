@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "rmmjs/abi.h"
 #include "rmmjs/resource.hpp"
@@ -22,6 +23,8 @@ namespace js {
 
 inline constexpr napi_type_tag kResourceTag{RMMJS_TAG_RESOURCE_LOWER, RMMJS_TAG_RESOURCE_UPPER};
 inline constexpr napi_type_tag kCoreApiTag{RMMJS_TAG_CORE_API_LOWER, RMMJS_TAG_CORE_API_UPPER};
+inline constexpr napi_type_tag kMemoryTag{RMMJS_TAG_MEMORY_LOWER, RMMJS_TAG_MEMORY_UPPER};
+inline constexpr napi_type_tag kBufferGuardTag{RMMJS_TAG_BUFFER_GUARD_LOWER, RMMJS_TAG_BUFFER_GUARD_UPPER};
 
 // Per-environment state of one addon.
 struct AddonData {
@@ -40,6 +43,9 @@ inline AddonData& Data(Napi::Env env) {
 }
 
 inline bool HasTag(Napi::Env env, napi_value value, const napi_type_tag& tag) {
+  // Checking the tag of a primitive (null, a number) would leave a JavaScript exception pending.
+  napi_valuetype type = napi_undefined;
+  if (napi_typeof(env, value, &type) != napi_ok || (type != napi_external && type != napi_object)) return false;
   bool result = false;
   return napi_check_object_type_tag(env, value, &tag, &result) == napi_ok && result;
 }
@@ -142,6 +148,90 @@ inline void DisposeResource(Napi::Env env, napi_value value) {
     handle->resource = nullptr;
     CoreApi()->release(mr);
   }
+}
+
+namespace detail {
+
+// The objects that travel as tagged externals and are owned until taken (see rmmjs/abi.h):
+// memory and buffer guards.
+template <class Handle>
+struct Owned;
+template <>
+struct Owned<rmmjs_memory_handle> {
+  using Object = rmmjs_memory;
+  static constexpr uint64_t kMagic = RMMJS_MEMORY_HANDLE_MAGIC;
+  static constexpr const char* kExpected = "a memory handle";
+  static const napi_type_tag& Tag() { return kMemoryTag; }
+  static Object*& Of(rmmjs_memory_handle* handle) { return handle->memory; }
+  static void Discard(Object* memory) { memory->release(memory); }
+};
+template <>
+struct Owned<rmmjs_buffer_guard_handle> {
+  using Object = rmmjs_buffer_guard;
+  static constexpr uint64_t kMagic = RMMJS_BUFFER_GUARD_HANDLE_MAGIC;
+  static constexpr const char* kExpected = "a buffer guard handle";
+  static const napi_type_tag& Tag() { return kBufferGuardTag; }
+  static Object*& Of(rmmjs_buffer_guard_handle* handle) { return handle->guard; }
+  static void Discard(Object* guard) { guard->destroy(guard); }
+};
+
+template <class Handle>
+Napi::Value WrapOwned(Napi::Env env, typename Owned<Handle>::Object* object) {
+  using Traits = Owned<Handle>;
+  auto* handle = new Handle{Traits::kMagic, object};
+  napi_value external = nullptr;
+  if (napi_create_external(
+          env, handle,
+          [](napi_env, void* data, void*) {
+            auto* handle = static_cast<Handle*>(data);
+            if (Traits::Of(handle) != nullptr) Traits::Discard(Traits::Of(handle));
+            handle->magic = 0;
+            delete handle;
+          },
+          nullptr, &external) != napi_ok) {
+    Traits::Discard(object);
+    delete handle;
+    throw Napi::Error::New(env, "cannot create a native handle");
+  }
+  napi_type_tag_object(env, external, &Traits::Tag());
+  return Napi::Value(env, external);
+}
+
+template <class Handle>
+typename Owned<Handle>::Object* TakeOwned(Napi::Env env, napi_value value, const std::string& what) {
+  using Traits = Owned<Handle>;
+  void* data = nullptr;
+  if (!HasTag(env, value, Traits::Tag()) || napi_get_value_external(env, value, &data) != napi_ok || data == nullptr ||
+      static_cast<Handle*>(data)->magic != Traits::kMagic) {
+    ThrowTypeError(env, what + " must be " + Traits::kExpected);
+  }
+  auto* object = std::exchange(Traits::Of(static_cast<Handle*>(data)), nullptr);
+  if (object == nullptr) {
+    throw Napi::Error(env, MakeError(env, RMMJS_ERR_DISPOSED, what + " was taken already and cannot be used again"));
+  }
+  return object;
+}
+
+}  // namespace detail
+
+// A JS handle (tagged RMMJS_TAG_MEMORY_*) that owns memory; released if nobody takes it.
+inline Napi::Value WrapMemory(Napi::Env env, rmmjs_memory* memory) {
+  return detail::WrapOwned<rmmjs_memory_handle>(env, memory);
+}
+
+// Takes the memory out of a JS handle: the caller owns it (and releases it once). A TypeError
+// naming `what` for anything else, ERR_RMM_DISPOSED for a handle whose memory was taken.
+inline rmmjs_memory* TakeMemory(Napi::Env env, napi_value value, const std::string& what) {
+  return detail::TakeOwned<rmmjs_memory_handle>(env, value, what);
+}
+
+// The same for buffer guards (destroyed if nobody takes them).
+inline Napi::Value WrapBufferGuard(Napi::Env env, rmmjs_buffer_guard* guard) {
+  return detail::WrapOwned<rmmjs_buffer_guard_handle>(env, guard);
+}
+
+inline rmmjs_buffer_guard* TakeBufferGuard(Napi::Env env, napi_value value, const std::string& what) {
+  return detail::TakeOwned<rmmjs_buffer_guard_handle>(env, value, what);
 }
 
 }  // namespace js

@@ -31,6 +31,7 @@ static Napi::Object InitCore(Napi::Env env, Napi::Object exports) {
   bind::RegisterResources(env, exports);
   bind::RegisterStreams(env, exports);
   bind::RegisterBuffers(env, exports);
+  bind::RegisterLentMemory(env, exports);
   bind::RegisterLogger(env, exports);
   return exports;
 }

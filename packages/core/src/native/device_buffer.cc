@@ -8,6 +8,7 @@
 #include "logger.h"
 #include "memory_ops.h"
 #include "resource.h"
+#include "shared_memory.h"
 #include "staged_copy.h"
 
 namespace rmmjs {
@@ -57,12 +58,15 @@ DeviceBuffer::DeviceBuffer(rmmjs_resource* mr, StreamObject* stream) : mr_(mr), 
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (mr_ == nullptr) return;
-  if (ReturnMemory() != RMMJS_OK) LogFailure("deallocation during cleanup failed");
-  if (mr_ != nullptr) {  // the memory could not be returned: it is lost, the references are not
-    Release(std::exchange(mr_, nullptr));
-    std::exchange(stream_, nullptr)->Release();
+  if (mr_ != nullptr) {
+    if (CheckGuards() != RMMJS_OK) LogFailure("giving back guarded memory of a buffer that was never freed");
+    if (ReturnMemory() != RMMJS_OK) LogFailure("deallocation during cleanup failed");
+    if (mr_ != nullptr) {  // the memory could not be returned: it is lost, the references are not
+      Release(std::exchange(mr_, nullptr));
+      std::exchange(stream_, nullptr)->Release();
+    }
   }
+  DestroyGuards();
 }
 
 rmmjs_status DeviceBuffer::Create(rmmjs_resource* mr, StreamObject* stream, size_t size, DeviceBuffer** out) {
@@ -79,13 +83,53 @@ rmmjs_status DeviceBuffer::Create(rmmjs_resource* mr, StreamObject* stream, size
   return RMMJS_OK;
 }
 
-rmmjs_status DeviceBuffer::Deallocate() {
-  if (data_ == nullptr) return RMMJS_OK;
+DeviceBuffer* DeviceBuffer::Adopt(rmmjs_resource* mr, StreamObject* stream, rmmjs_memory* memory) {
+  auto* buffer = new DeviceBuffer(mr, stream);
+  buffer->owner_ = memory;
+  buffer->data_ = memory->ptr;
+  buffer->size_ = buffer->capacity_ = memory->bytes;
+  return buffer;
+}
+
+rmmjs_status DeviceBuffer::GiveBack(void* data, size_t capacity, rmmjs_memory* owner) {
+  if (owner != nullptr) {
+    owner->release(owner);
+    return RMMJS_OK;
+  }
+  if (data == nullptr) return RMMJS_OK;
   ContextScope scope(stream_->ContextDevice(device_));
   RMMJS_TRY(scope.status());
-  RMMJS_TRY(rmmjs::Deallocate(mr_, data_, capacity_, stream_->handle()));
+  return rmmjs::Deallocate(mr_, data, capacity, stream_->handle());
+}
+
+rmmjs_status DeviceBuffer::Deallocate() {
+  RMMJS_TRY(GiveBack(data_, capacity_, owner_));
+  owner_ = nullptr;
   data_ = nullptr;
   size_ = capacity_ = 0;
+  return RMMJS_OK;
+}
+
+rmmjs_status DeviceBuffer::CheckGuards() const {
+  for (rmmjs_buffer_guard* guard : guards_) RMMJS_TRY(guard->check(guard, data_, capacity_));
+  return RMMJS_OK;
+}
+
+void DeviceBuffer::DestroyGuards() {
+  for (rmmjs_buffer_guard* guard : guards_) guard->destroy(guard);
+  guards_.clear();
+}
+
+rmmjs_status DeviceBuffer::Hold(rmmjs_memory** out) {
+  if (freed_) return SetError(RMMJS_ERR_DISPOSED, "DeviceBuffer was freed and cannot be used");
+  SharedMemory* shared = SharedMemory::Of(owner_);
+  if (shared == nullptr) {
+    // From now on the buffer owns a share too: the memory goes when the last share does.
+    shared = owner_ != nullptr ? SharedMemory::Wrapping(owner_)
+                               : SharedMemory::Owning(mr_, stream_, data_, capacity_, device_);
+    owner_ = shared->NewShare(data_, capacity_, device_);
+  }
+  *out = shared->NewShare(data_, size_, device_);
   return RMMJS_OK;
 }
 
@@ -98,6 +142,7 @@ rmmjs_status DeviceBuffer::ReturnMemory() {
     size_ = capacity_ = 0;
   }
   if (data_ != nullptr) return status;
+  DestroyGuards();
   Release(std::exchange(mr_, nullptr));
   std::exchange(stream_, nullptr)->Release();
   return status;
@@ -105,6 +150,7 @@ rmmjs_status DeviceBuffer::ReturnMemory() {
 
 rmmjs_status DeviceBuffer::Free() {
   if (freed_) return RMMJS_OK;
+  RMMJS_TRY(CheckGuards());  // refused: the buffer keeps its memory
   freed_ = true;
   if (pinned()) return RMMJS_OK;  // the last pin to go frees
   rmmjs_status status = ReturnMemory();
@@ -138,6 +184,7 @@ void DeviceBuffer::SetStream(StreamObject* stream) {
 // Moves the contents to new memory on `stream`, which becomes the buffer's stream once that
 // worked (on failure the buffer is as it was).
 rmmjs_status DeviceBuffer::Reallocate(size_t new_capacity, StreamObject* stream) {
+  RMMJS_TRY(CheckGuards());
   if (pending_async_ > 0) {
     return SetError(RMMJS_ERR_LOGIC, "DeviceBuffer has " + std::to_string(pending_async_) +
                                          " asynchronous copies in flight: await them first");
@@ -172,11 +219,13 @@ rmmjs_status DeviceBuffer::MoveTo(size_t new_capacity, StreamObject* stream) {
   }
   void* old = std::exchange(data_, fresh);
   size_t old_capacity = std::exchange(capacity_, new_capacity);
+  rmmjs_memory* old_owner = std::exchange(owner_, nullptr);  // the new memory is mr_'s
   SetStream(stream);
   // The buffer moved; failing to return the old memory is logged, not the resize's failure.
-  if (rmmjs::Deallocate(mr_, old, old_capacity, stream_->handle()) != RMMJS_OK) {
+  if (GiveBack(old, old_capacity, old_owner) != RMMJS_OK) {
     LogFailure("returning the old memory after a resize failed");
   }
+  DestroyGuards();  // they guarded the old memory
   return RMMJS_OK;
 }
 

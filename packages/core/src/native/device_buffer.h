@@ -5,9 +5,15 @@
 // JavaScript may use this same buffer. While an operation can run JavaScript, or an asynchronous
 // copy is in flight, the buffer is pinned: its memory stays where it is (a move is refused) and a
 // free() is deferred to the end of the operation, which then reports RMMJS_ERR_DISPOSED.
+//
+// A buffer's memory may also be someone else's (rmmjs/abi.h, rmmjs_memory): memory a buffer adopted
+// (a DLPack capsule, a CUDA IPC mapping) is released instead of deallocated, and memory that native
+// code holds (Hold) stays until the last holder lets go, whatever the buffer does meanwhile. Guards
+// (rmmjs_buffer_guard) may refuse to let the memory go.
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "rmmjs/abi.h"
 #include "stream.h"
@@ -18,6 +24,9 @@ class DeviceBuffer {
  public:
   // Allocates size bytes from mr on stream (both retained).
   static rmmjs_status Create(rmmjs_resource* mr, StreamObject* stream, size_t size, DeviceBuffer** out);
+  // A buffer over `memory` (taken: released when the buffer lets go of it). Copies of it and memory
+  // it grows into come from mr, on stream (both retained).
+  static DeviceBuffer* Adopt(rmmjs_resource* mr, StreamObject* stream, rmmjs_memory* memory);
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -27,6 +36,11 @@ class DeviceBuffer {
   // work), except for RMMJS_ERR_LOGIC: the resource says the memory is not its own (a double or
   // foreign free), which nothing can fix, and the buffer forgets it.
   rmmjs_status Free();
+  // A share of the buffer's memory (its first size() bytes) for native code, released once: the
+  // memory stays valid until then, also after Free() or a move.
+  rmmjs_status Hold(rmmjs_memory** out);
+  // Takes the guard; it is asked before the memory is given back or moved, and destroyed with it.
+  void AddGuard(rmmjs_buffer_guard* guard) { guards_.push_back(guard); }
   // True once Free() succeeded, or was deferred: the buffer may no longer be used.
   bool freed() const { return freed_; }
 
@@ -68,6 +82,11 @@ class DeviceBuffer {
   rmmjs_status Reallocate(size_t new_capacity, StreamObject* stream);
   rmmjs_status MoveTo(size_t new_capacity, StreamObject* stream);
   rmmjs_status Deallocate();
+  // Gives memory of this buffer back: releases it when someone else owns it (owner), else
+  // deallocates it from the resource.
+  rmmjs_status GiveBack(void* data, size_t capacity, rmmjs_memory* owner);
+  rmmjs_status CheckGuards() const;
+  void DestroyGuards();
   rmmjs_status ReturnMemory();
   rmmjs_status Unpinned();
   rmmjs_status FreedWhile(const char* operation) const;
@@ -82,6 +101,9 @@ class DeviceBuffer {
   bool freed_ = false;
   int pending_async_ = 0;  // asynchronous copies in flight
   int busy_ = 0;           // operations that may run JavaScript
+  // The memory's owner when that is not mr_ (adopted memory, or a share once something holds it).
+  rmmjs_memory* owner_ = nullptr;
+  std::vector<rmmjs_buffer_guard*> guards_;  // owned
 };
 
 }  // namespace rmmjs

@@ -34,6 +34,10 @@ static_assert(static_cast<int>(RMMJS_CUDA_ERROR_NOT_INITIALIZED) == static_cast<
 static_assert(static_cast<int>(RMMJS_CUDA_ERROR_NO_DEVICE) == static_cast<int>(CUDA_ERROR_NO_DEVICE));
 static_assert(static_cast<int>(RMMJS_CUDA_ERROR_INVALID_DEVICE) == static_cast<int>(CUDA_ERROR_INVALID_DEVICE));
 static_assert(static_cast<int>(RMMJS_CUDA_ERROR_INVALID_CONTEXT) == static_cast<int>(CUDA_ERROR_INVALID_CONTEXT));
+static_assert(static_cast<int>(RMMJS_CUDA_ERROR_MAP_FAILED) == static_cast<int>(CUDA_ERROR_MAP_FAILED));
+static_assert(static_cast<int>(RMMJS_CUDA_ERROR_ALREADY_MAPPED) == static_cast<int>(CUDA_ERROR_ALREADY_MAPPED));
+static_assert(static_cast<int>(RMMJS_CUDA_ERROR_INVALID_HANDLE) == static_cast<int>(CUDA_ERROR_INVALID_HANDLE));
+static_assert(static_cast<int>(RMMJS_CUDA_ERROR_NOT_FOUND) == static_cast<int>(CUDA_ERROR_NOT_FOUND));
 static_assert(static_cast<int>(RMMJS_CUDA_ERROR_NOT_READY) == static_cast<int>(CUDA_ERROR_NOT_READY));
 static_assert(static_cast<int>(RMMJS_CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) ==
               static_cast<int>(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED));
@@ -61,6 +65,14 @@ static_assert(static_cast<int>(RMMJS_CU_POINTER_ATTRIBUTE_MEMORY_TYPE) ==
               static_cast<int>(CU_POINTER_ATTRIBUTE_MEMORY_TYPE));
 static_assert(static_cast<int>(RMMJS_CU_POINTER_ATTRIBUTE_IS_MANAGED) ==
               static_cast<int>(CU_POINTER_ATTRIBUTE_IS_MANAGED));
+static_assert(static_cast<int>(RMMJS_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) ==
+              static_cast<int>(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL));
+static_assert(static_cast<int>(RMMJS_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR) ==
+              static_cast<int>(CU_POINTER_ATTRIBUTE_RANGE_START_ADDR));
+static_assert(static_cast<int>(RMMJS_CU_POINTER_ATTRIBUTE_RANGE_SIZE) ==
+              static_cast<int>(CU_POINTER_ATTRIBUTE_RANGE_SIZE));
+static_assert(static_cast<int>(RMMJS_CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE) ==
+              static_cast<int>(CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE));
 static_assert(static_cast<int>(RMMJS_CU_MEMORYTYPE_HOST) == static_cast<int>(CU_MEMORYTYPE_HOST));
 static_assert(static_cast<int>(RMMJS_CU_MEMORYTYPE_DEVICE) == static_cast<int>(CU_MEMORYTYPE_DEVICE));
 static_assert(static_cast<int>(RMMJS_CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE) ==
@@ -79,7 +91,15 @@ static_assert(static_cast<int>(RMMJS_CU_MEM_ADVISE_SET_PREFERRED_LOCATION) ==
 static_assert(static_cast<int>(RMMJS_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) ==
               static_cast<int>(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD));
 
+static_assert(static_cast<int>(RMMJS_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) ==
+              static_cast<int>(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+static_assert(RMMJS_CU_IPC_HANDLE_SIZE == CU_IPC_HANDLE_SIZE);
+
 static_assert(sizeof(rmmjs_CUdeviceptr) == sizeof(CUdeviceptr));
+static_assert(sizeof(rmmjs_CUipcMemHandle) == sizeof(CUipcMemHandle));
+static_assert(sizeof(rmmjs_CUmemPoolPtrExportData) == sizeof(CUmemPoolPtrExportData));
+static_assert(sizeof(rmmjs_CUuuid) == sizeof(CUuuid));
+static_assert(sizeof(int) == sizeof(CUpointer_attribute));
 static_assert(sizeof(rmmjs_CUmemLocation) == sizeof(CUmemLocation));
 static_assert(offsetof(rmmjs_CUmemLocation, id) == offsetof(CUmemLocation, id));
 static_assert(sizeof(rmmjs_CUmemPoolProps) == sizeof(CUmemPoolProps));

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rmmjs/abi.h"
+#include "rmmjs/cuda_driver.h"
 
 #ifndef CONSUMER_ABI_MINOR
 #define CONSUMER_ABI_MINOR RMMJS_ABI_MINOR
@@ -238,6 +239,20 @@ static napi_value init_with_ops(napi_env env, napi_callback_info info) {
   napi_set_element(env, result, 5, value);
   return result;
 }
+
+/* driverLayout() -> [driver_version, driver_size, has the IPC entry points (version 2)]: what
+ * core's table says about its driver table, which exists in host mode too (driver() is NULL). */
+static napi_value driver_layout(napi_env env, napi_callback_info info) {
+  napi_value result, value;
+  napi_create_array_with_length(env, 3, &result);
+  napi_create_uint32(env, api->driver_version, &value);
+  napi_set_element(env, result, 0, value);
+  napi_create_double(env, (double)api->driver_size, &value);
+  napi_set_element(env, result, 1, value);
+  napi_get_boolean(env, RMMJS_DRIVER_HAS(api, cuMemPoolImportPointer), &value);
+  napi_set_element(env, result, 2, value);
+  return result;
+}
 #endif
 
 NAPI_MODULE_INIT() {
@@ -247,8 +262,11 @@ NAPI_MODULE_INIT() {
   napi_create_string_utf8(env, version, NAPI_AUTO_LENGTH, &built_against);
   napi_set_named_property(env, exports, "builtAgainst", built_against);
 #if CONSUMER_ABI_MINOR >= 2
-  napi_property_descriptor probe = {"initWithOps", NULL, init_with_ops, NULL, NULL, NULL, napi_default, NULL};
-  napi_define_properties(env, exports, 1, &probe);
+  napi_property_descriptor probes[] = {
+      {"initWithOps", NULL, init_with_ops, NULL, NULL, NULL, napi_default, NULL},
+      {"driverLayout", NULL, driver_layout, NULL, NULL, NULL, napi_default, NULL},
+  };
+  napi_define_properties(env, exports, sizeof(probes) / sizeof(probes[0]), probes);
 #endif
   napi_property_descriptor properties[] = {
       {"init", NULL, init, NULL, NULL, NULL, napi_default, NULL},

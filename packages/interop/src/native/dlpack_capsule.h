@@ -1,0 +1,23 @@
+// DLPack capsules as JavaScript values (include/rmmjs/dlpack_capsule.h): tagged externals over an
+// rmmjs_dlpack_capsule that owns a DLManagedTensorVersioned until a consumer takes it.
+#pragma once
+
+#include <napi.h>
+
+#include "dlpack.h"
+#include "rmmjs/dlpack_capsule.h"
+
+namespace rmmjs::interop {
+
+// A capsule owning tensor (its deleter runs if nobody takes it).
+Napi::Value WrapCapsule(Napi::Env env, dlpack::ManagedTensorVersioned* tensor);
+// The capsule a value is (not consumed or consumed), or nullptr when it is none.
+rmmjs_dlpack_capsule* CapsuleOf(Napi::Env env, napi_value value);
+// The capsule argument `what`: a TypeError ERR_INVALID_ARG_TYPE when it is no capsule.
+rmmjs_dlpack_capsule* CapsuleArg(Napi::Env env, napi_value value, const char* what);
+// Takes the tensor out of a capsule: ERR_INVALID_ARG_VALUE when it was consumed already.
+dlpack::ManagedTensorVersioned* TakeTensor(Napi::Env env, rmmjs_dlpack_capsule* capsule, const char* what);
+// Calls a tensor's deleter, if it has one.
+void DeleteTensor(dlpack::ManagedTensorVersioned* tensor);
+
+}  // namespace rmmjs::interop

@@ -1,0 +1,147 @@
+// What the interop suites share: the third-party DLPack peer (test/addon/dlpack_peer.c) and a Node
+// child process that keeps running while the test talks to it (CUDA IPC needs two live processes).
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { resolveFromPackage } from '@rmmjs/test-helpers';
+
+export interface PeerTensor {
+  id: number;
+  major: number;
+  minor: number;
+  flags: number;
+  deviceType: number;
+  deviceId: number;
+  shape: number[];
+  strides: number[] | null;
+  code: number;
+  bits: number;
+  lanes: number;
+  byteOffset: number;
+  data: bigint;
+}
+
+export interface PeerSpec {
+  bytes: number;
+  major?: number;
+  minor?: number;
+  deviceType?: number;
+  deviceId?: number;
+  shape?: number[];
+  strides?: number[];
+  code?: number;
+  bits?: number;
+  lanes?: number;
+  byteOffset?: number;
+  nullData?: 1;
+  noDeleter?: 1;
+}
+
+export interface DLPackPeer {
+  produce(spec: PeerSpec): object;
+  deleted(): number;
+  deleterThreads(): number;
+  consume(capsule: object): PeerTensor;
+  readByte(id: number, offset: number): number;
+  release(id: number): void;
+  releaseOnThread(id: number): void;
+}
+
+export const peer = createRequire(import.meta.url)('../build/Release/rmmjs_dlpack_peer.node') as DLPackPeer;
+
+/** What the peer writes at byte i of what it produces. */
+export const peerByte = (i: number) => (i * 7 + 3) & 255;
+
+let sockets = 0;
+/** A fresh Unix socket path. */
+export const socketPath = () => join(tmpdir(), `rmmjs-interop-${process.pid}-${sockets++}.sock`);
+
+const imports = (modules: Record<string, string>) =>
+  Object.entries({ core: '@rmmjs/core', interop: '@rmmjs/interop', ...modules })
+    .map(
+      ([name, module]) =>
+        `const ${name} = await import(${JSON.stringify(pathToFileURL(resolveFromPackage(module)).href)});`,
+    )
+    .join('\n');
+
+/** A process that talks in JSON lines on stdin and stdout while the test goes on. */
+export function lineProcess(command: string, args: string[], env: Record<string, string | undefined> = {}) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (data) => (stderr += data));
+  const pending: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let buffered = '';
+  child.stdout.on('data', (data) => {
+    buffered += data;
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      const waiter = waiting.shift();
+      if (waiter) waiter(line);
+      else pending.push(line);
+    }
+  });
+  const exited = new Promise<{ status: number | null; stderr: string }>((resolve) =>
+    child.on('exit', (status) => resolve({ status, stderr })),
+  );
+  const next = async (): Promise<any> => {
+    const line =
+      pending.shift() ?? (await Promise.race([new Promise<string>((r) => waiting.push(r)), exited.then(() => '')]));
+    if (line === '') throw new Error(`the child process ended: ${stderr}`);
+    return JSON.parse(line);
+  };
+  const send = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+  return {
+    /** The child's next JSON line. */
+    next,
+    send,
+    /** Sends a command and returns the answer; an answer with `error` throws it. */
+    ask: async (value: unknown): Promise<any> => {
+      send(value);
+      const answer = await next();
+      if (answer?.error) throw new Error(answer.error);
+      return answer;
+    },
+    /** Ends its input (a child that reads until the end then exits). */
+    end: () => child.stdin.end(),
+    exited,
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+/**
+ * A Node process running `code` (an ES module body with `core`, `interop`, `send(value)` (a JSON
+ * line to the test) and `next()` (the test's next JSON line) in scope) while the test goes on.
+ */
+export function startProcess(code: string, env: Record<string, string | undefined> = {}) {
+  return lineProcess(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `${imports({})}
+       const { createInterface } = await import('node:readline');
+       const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+       const next = async () => JSON.parse((await lines.next()).value);
+       const send = (value) => process.stdout.write(JSON.stringify(value) + '\\n');
+       try { ${code} } catch (error) { send({ error: error.code + ': ' + error.message }); }
+       process.exit(0);`,
+    ],
+    env,
+  );
+}
+
+/** python3 with the helper (python/rmmjs_ipc.py) on its path, if there is one. */
+export const python = (() => {
+  const found = spawnSync('python3', ['-c', 'import ctypes, socket, fcntl; print(hasattr(socket, "send_fds"))'], {
+    encoding: 'utf8',
+  });
+  return found.status === 0 && found.stdout.trim() === 'True' ? 'python3' : undefined;
+})();
+
+/** The Python peer (test/python/peer.py), or undefined without python3. */
+export const startPython = () =>
+  lineProcess(python as string, [fileURLToPath(new URL('./python/peer.py', import.meta.url))]);
