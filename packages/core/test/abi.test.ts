@@ -77,8 +77,8 @@ describe('the C ABI, used by a plain C addon', () => {
     b[Symbol.dispose]();
   });
 
-  it('reads the layout of the driver table: version 2, 45 entry points of version 1 and 10 for CUDA IPC', () => {
-    expect(consumer.driverLayout()).toEqual([2, 55 * 8, true]);
+  it('reads the layout of the driver table: version 2, 45 entry points of version 1, 3 for host registration and 10 for CUDA IPC', () => {
+    expect(consumer.driverLayout()).toEqual([2, 58 * 8, true]);
   });
 
   it('sees failures as status codes with a message', () => {
