@@ -124,6 +124,19 @@ export interface NativeCore {
   ): number;
   bufferEndAsync(buffer: BufferNative): void;
 
+  // Threads (src/native/bind_threads.cc): ids are decimal strings of tokens src/tokens.ts verified.
+  processSecret(): { key: ArrayBuffer; instance: string };
+  resourceShare(mr: ResourceHandle): string;
+  // A new reference, or null when the resource is gone.
+  resourceFromShared(id: string): ResourceHandle | null;
+  // Detaches the buffer from object (its handle must not be used again).
+  bufferTransfer(object: object, buffer: BufferNative): string;
+  // null when claimed or reclaimed already.
+  bufferClaim(id: string, object: object): BufferNative | null;
+  bufferStream(buffer: BufferNative | null): StreamNative;
+  bufferReclaimTransfer(id: string): boolean;
+  freeUnclaimedTransfers(): void;
+
   setLogLevel(level: number): void;
   getLogLevel(): number;
   setFlushLevel(level: number): void;

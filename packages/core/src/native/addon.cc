@@ -32,6 +32,7 @@ static Napi::Object InitCore(Napi::Env env, Napi::Object exports) {
   bind::RegisterStreams(env, exports);
   bind::RegisterBuffers(env, exports);
   bind::RegisterLogger(env, exports);
+  bind::RegisterThreads(env, exports);
   return exports;
 }
 

@@ -11,6 +11,7 @@ void RegisterResources(Napi::Env env, Napi::Object exports);
 void RegisterStreams(Napi::Env env, Napi::Object exports);
 void RegisterBuffers(Napi::Env env, Napi::Object exports);
 void RegisterLogger(Napi::Env env, Napi::Object exports);
+void RegisterThreads(Napi::Env env, Napi::Object exports);
 
 }  // namespace bind
 }  // namespace rmmjs
