@@ -125,7 +125,9 @@ export interface NativeCore {
   bufferEndAsync(buffer: BufferNative): void;
 
   // Threads (src/native/bind_threads.cc): ids are decimal strings of tokens src/tokens.ts verified.
-  processSecret(): { key: ArrayBuffer; instance: string };
+  tokenInstance(): string;
+  tokenSign(text: string): string;
+  tokenVerify(text: string, signature: string): boolean;
   resourceShare(mr: ResourceHandle): string;
   // A new reference, or null when the resource is gone.
   resourceFromShared(id: string): ResourceHandle | null;

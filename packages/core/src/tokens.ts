@@ -1,10 +1,10 @@
 /**
  * The tokens of `DeviceMemoryResource#share()` and `DeviceBuffer#transfer()`: plain objects of
  * strings and numbers (they go through `postMessage`, `workerData`, `structuredClone` and JSON),
- * signed with an HMAC under a key made at random once per process. A token is honoured only by
- * the threads of the process that made it; one that is forged or altered is refused.
+ * signed natively (src/native/token_signature.h) under a key made at random once per process. A
+ * token is honoured only by the threads of the process that made it; one that is forged or altered
+ * is refused.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidArgType, RMMError } from './errors.js';
 import { native } from './native.js';
 
@@ -17,7 +17,7 @@ interface TokenFields {
   readonly process: string;
   /** What it names, in that process. */
   readonly id: string;
-  /** The signature over kind, process and id. */
+  /** The signature of kind, process and id. */
   readonly mac: string;
 }
 
@@ -44,19 +44,16 @@ const MADE_BY: Record<Kind, string> = {
 const NAMES: Record<Kind, string> = { 'rmmjs:resource': 'resource', 'rmmjs:buffer': 'DeviceBuffer' };
 const ID = /^[1-9][0-9]{0,19}$/;
 
-let secret: { key: Buffer; instance: string } | undefined;
+let instance: string | undefined;
 
-function processSecret(): { key: Buffer; instance: string } {
-  if (secret === undefined) {
-    const { key, instance } = native.processSecret();
-    secret = { key: Buffer.from(key), instance };
-  }
-  return secret;
+// This process's random name (the same on every thread).
+function processInstance(): string {
+  instance ??= native.tokenInstance();
+  return instance;
 }
 
-function sign(kind: string, instance: string, id: string): string {
-  return createHmac('sha256', processSecret().key).update(`${kind}\n${instance}\n${id}`).digest('base64url');
-}
+// What a token's signature covers.
+const signed = (kind: string, instance: string, id: string) => `${kind}\n${instance}\n${id}`;
 
 /** A signed token of `kind` for `id`, with the informative `fields`. */
 export function makeToken<T extends SharedResourceToken | TransferredBufferToken>(
@@ -64,8 +61,8 @@ export function makeToken<T extends SharedResourceToken | TransferredBufferToken
   id: string,
   fields: Omit<T, keyof TokenFields>,
 ): T {
-  const { instance } = processSecret();
-  return { kind, ...fields, pid: process.pid, process: instance, id, mac: sign(kind, instance, id) } as T;
+  const ours = processInstance();
+  return { kind, ...fields, pid: process.pid, process: ours, id, mac: native.tokenSign(signed(kind, ours, id)) } as T;
 }
 
 // A property of a value that may be a Proxy or have getters: undefined when reading it throws.
@@ -102,16 +99,14 @@ export function tokenId(token: unknown, kind: Kind, name = 'token'): string {
   }
   if (typeof mac !== 'string') throw invalidArgType(name, `${expected} (its mac is missing)`, token);
   const what = NAMES[kind];
-  const ours = processSecret();
-  if (instance !== ours.instance) {
+  const ours = processInstance();
+  if (instance !== ours) {
     throw invalidToken(
       `This ${what} token was made in another process (process ${instance}, pid ${pid}; this is process ` +
-        `${ours.instance}, pid ${process.pid}): resources and buffers move only between the threads of one process`,
+        `${ours}, pid ${process.pid}): resources and buffers move only between the threads of one process`,
     );
   }
-  const expectedMac = Buffer.from(sign(kind, instance, id));
-  const givenMac = Buffer.from(mac);
-  if (givenMac.length !== expectedMac.length || !timingSafeEqual(givenMac, expectedMac)) {
+  if (!native.tokenVerify(signed(kind, ours, id), mac)) {
     throw invalidToken(`This ${what} token was not made by ${MADE_BY[kind]} in this process: it is forged or altered`);
   }
   return id;

@@ -2,7 +2,6 @@
 // The tables behind them are process-wide (shared_resources.h, transfers.h); the tokens that name
 // their entries are made and checked in JavaScript (src/tokens.ts), which passes only the ids of
 // tokens it verified. An id that is not in a table (gone, claimed) gives null or false.
-#include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -10,9 +9,9 @@
 #include "binding_util.h"
 #include "bindings.h"
 #include "errors.h"
-#include "process_secret.h"
 #include "resource.h"
 #include "shared_resources.h"
+#include "token_signature.h"
 #include "transfers.h"
 
 namespace rmmjs {
@@ -39,22 +38,19 @@ auto GuardHost(Napi::Env env, const char* who, Body&& body) {
   }
 }
 
-// processSecret() -> { key: ArrayBuffer, instance: hex string }: the same on every thread.
-Napi::Value ProcessSecretJs(const Napi::CallbackInfo& info) {
+// tokenInstance() -> this process's random name; tokenSign(text) -> its signature;
+// tokenVerify(text, signature) -> whether it is text's (see token_signature.h).
+Napi::Value TokenInstanceJs(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), ProcessInstance()); }
+
+Napi::Value TokenSignJs(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), TokenSignature(info[0].As<Napi::String>().Utf8Value()));
+}
+
+Napi::Value TokenVerifyJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const ProcessSecret& secret = TheProcessSecret();
-  Napi::ArrayBuffer key = Napi::ArrayBuffer::New(env, secret.key.size());
-  std::copy(secret.key.begin(), secret.key.end(), static_cast<uint8_t*>(key.Data()));
-  static const char kHex[] = "0123456789abcdef";
-  std::string instance;
-  for (uint8_t byte : secret.instance) {
-    instance += kHex[byte >> 4];
-    instance += kHex[byte & 15];
-  }
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("key", key);
-  out.Set("instance", instance);
-  return out;
+  if (!info[0].IsString() || !info[1].IsString()) return Napi::Boolean::New(env, false);
+  return Napi::Boolean::New(
+      env, SignatureMatches(info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value()));
 }
 
 // resourceShare(mr) -> id
@@ -150,7 +146,9 @@ Napi::Value FreeUnclaimedJs(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void RegisterThreads(Napi::Env env, Napi::Object exports) {
-  exports.Set("processSecret", Napi::Function::New(env, ProcessSecretJs));
+  exports.Set("tokenInstance", Napi::Function::New(env, TokenInstanceJs));
+  exports.Set("tokenSign", Napi::Function::New(env, TokenSignJs));
+  exports.Set("tokenVerify", Napi::Function::New(env, TokenVerifyJs));
   exports.Set("resourceShare", Napi::Function::New(env, ShareJs));
   exports.Set("resourceFromShared", Napi::Function::New(env, FromSharedJs));
   exports.Set("bufferTransfer", Napi::Function::New(env, TransferJs));
