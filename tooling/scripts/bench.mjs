@@ -8,6 +8,7 @@ import * as core from '@rmmjs/core';
 import { abiPairNs, abiRandomNs, driverPairNs, driverPoolPairNs } from '@rmmjs/test-addon';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
 import { benchSuballocators } from './bench-suballocators.mjs';
+import { benchTransfers } from './bench-transfer.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -112,6 +113,9 @@ if (!copiesOnly) {
   const target = gpu ? '' : '(target < 1000 ns in host mode)';
   record('DeviceBuffer', `create+free 64 B on ${core.getCurrentDeviceResource().constructor.name}`, ns, 'ns', target);
 }
+
+// DeviceBuffers moved between worker threads (transfer / fromTransferred).
+if (!copiesOnly && !args.includes('--no-threads')) await benchTransfers({ record, quick });
 
 // Copies between host memory and the device.
 {

@@ -1,7 +1,8 @@
 // The conformance suite every resource runs with its own factory, as RMM runs
 // cpp/tests/mr/mr_ref_test*.hpp (and mr_ref_test_mt.hpp) for each of its resources: alignment,
 // sizes, out of memory, random allocate/free sequences with byte patterns, streams, the current
-// device resource, worker threads, equality, upstreams, dispose and bad arguments.
+// device resource, worker threads (the registry, share() and transfer()), equality, upstreams,
+// dispose and bad arguments.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeCuda } from '@rmmjs/fake-cuda';
 import {
@@ -59,6 +60,7 @@ export const conformanceCases = [
   'streams',
   'currentResource',
   'workers',
+  'transfer',
   'isEqual',
   'upstream',
   'dispose',
@@ -261,6 +263,42 @@ const workerConsumer = `
   } finally {
     stream[Symbol.dispose]();
   }`;
+
+// In a worker: the resource from workerData.token (share()), buffers of workerData.sizes filled with
+// patterns, every other one on a stream of the worker's own, each transferred; returns the tokens.
+const workerProducer = `
+  ${fillPattern}
+  const { token, sizes, seed } = workerData;
+  const mr = core.DeviceMemoryResource.fromShared(token);
+  const stream = new core.Stream();
+  const transfers = sizes.map((size, i) => {
+    const onStream = i % 2 === 1;
+    const buffer = new core.DeviceBuffer({ data: fillPattern(size, seed + i), mr, stream: onStream ? stream : undefined });
+    const token = buffer.transfer();
+    return { token, onStream, freed: buffer.freed };
+  });
+  stream[Symbol.dispose]();
+  return { className: mr.constructor.name, transfers };`;
+
+// In a worker: claims the buffers of workerData.transfers, checks what each holds and frees it.
+const workerConsumerOfTransfers = `
+  ${fillPattern}
+  const { token, transfers, seed } = workerData;
+  const mr = core.DeviceMemoryResource.fromShared(token);
+  const same = (a, b) => Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
+  return transfers.map(({ token, size, onStream }, i) => {
+    const buffer = core.DeviceBuffer.fromTransferred(token);
+    const seen = {
+      size: buffer.size,
+      capacityFits: buffer.capacity() >= size,
+      sameResource: buffer.mr === mr,
+      streamKept: buffer.stream.isDefault() === !onStream,
+      intact: same(buffer.toBytes(), fillPattern(size, seed + i)),
+    };
+    buffer.stream[Symbol.dispose]();
+    buffer.free();
+    return seen;
+  });`;
 
 // What `cannot[name]` declares for this backend: the reason, or undefined when the case runs.
 function cannotReason(cannot, name) {
@@ -619,6 +657,78 @@ function defineCases(name, factory, upstreamEntry, options) {
         setCurrentDeviceResource(previous);
         stream[Symbol.dispose]();
       }
+      settled(mr);
+      gone();
+    },
+  );
+
+  // share() and transfer(): the same native resource on both threads, buffers moved without a copy.
+  const transferSizes = [1, 1000, 4 * KiB, smallSize, 3 * KiB + 1, 256].filter((size) => size <= maxAllocation);
+  test(
+    'transfer',
+    'a worker allocates through share()/fromShared, fills and transfers buffers, and exits; the main thread claims them (bytes, size, capacity, stream, resource, counts) and frees them',
+    async () => {
+      const { mr, gone } = make();
+      const seed = conformanceSeed + 30;
+      const { className, transfers } = await runInWorker(workerProducer, {
+        modules: workerModules,
+        workerData: { token: mr.share(), sizes: transferSizes, seed },
+      });
+      expect(className).toBe(name);
+      const buffers = transfers.map(({ token, onStream, freed }, i) => {
+        expect(freed).toBe(true);
+        const buffer = DeviceBuffer.fromTransferred(token);
+        expect([buffer.size, buffer.mr, buffer.stream.isDefault()]).toEqual([transferSizes[i], mr, !onStream]);
+        expect(buffer.capacity()).toBeGreaterThanOrEqual(transferSizes[i]);
+        expectBytes(buffer.toBytes(), fillPattern(transferSizes[i], seed + i));
+        buffer.stream[Symbol.dispose](); // this thread's Stream over the worker's stream (the buffer keeps it)
+        return buffer;
+      });
+      // The worker's allocations count where the main thread reads the counters.
+      const total = transferSizes.reduce((a, b) => a + b, 0);
+      if (counts !== undefined) expect(counts(mr)).toBeGreaterThanOrEqual(total);
+      for (const buffer of buffers) buffer.free();
+      for (const { token } of transfers) expect(DeviceBuffer.reclaim(token)).toBe(false);
+      settled(mr);
+      gone();
+    },
+  );
+
+  test(
+    'transfer',
+    'the main thread transfers buffers (default stream and a stream) to a worker, which claims them through the shared resource, checks and frees them',
+    async () => {
+      const { mr, gone } = make();
+      const seed = conformanceSeed + 40;
+      const stream = new Stream();
+      const buffers = transferSizes.map(
+        (size, i) =>
+          new DeviceBuffer({ data: fillPattern(size, seed + i), mr, stream: i % 2 === 1 ? stream : undefined }),
+      );
+      const transfers = buffers.map((buffer, i) => ({
+        token: buffer.transfer(),
+        size: transferSizes[i],
+        onStream: i % 2 === 1,
+      }));
+      stream[Symbol.dispose]();
+      for (const buffer of buffers) {
+        expect(buffer.freed).toBe(true);
+        expectError(() => buffer.size, RMMError, 'ERR_RMM_DISPOSED');
+      }
+      const seen = await runInWorker(workerConsumerOfTransfers, {
+        modules: workerModules,
+        workerData: { token: mr.share(), transfers, seed },
+      });
+      expect(seen).toEqual(
+        transferSizes.map((size) => ({
+          size,
+          capacityFits: true,
+          sameResource: true,
+          streamKept: true,
+          intact: true,
+        })),
+      );
+      for (const { token } of transfers) expect(DeviceBuffer.reclaim(token)).toBe(false);
       settled(mr);
       gone();
     },

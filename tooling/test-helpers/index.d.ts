@@ -60,6 +60,7 @@ export type ConformanceCase =
   | 'streams'
   | 'currentResource'
   | 'workers'
+  | 'transfer'
   | 'isEqual'
   | 'upstream'
   | 'dispose'

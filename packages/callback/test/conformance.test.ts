@@ -18,5 +18,6 @@ describeConformance('CallbackMemoryResource', overCurrentResource, {
   cannot: {
     workers:
       'its functions run only on the thread that made it: other threads get ERR_RMM_WRONG_THREAD (threads.test.ts)',
+    transfer: 'its buffers cannot leave the thread that made it: transfer() is ERR_RMM_WRONG_THREAD (threads.test.ts)',
   },
 });

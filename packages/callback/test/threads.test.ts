@@ -128,6 +128,47 @@ describe('a resource created by a worker', () => {
   });
 });
 
+describe('transfer() of its buffers to another thread', () => {
+  const refusal = (name: string) =>
+    `DeviceBuffer cannot be transferred: its resource (${name}) frees memory through JavaScript, ` +
+    'which runs only on the thread that created it; copy the bytes into a buffer of another resource';
+
+  it('is refused with ERR_RMM_WRONG_THREAD, also through an adaptor; the buffer stays as it was', async () => {
+    const { calls, mr } = counting();
+    const { LimitingResourceAdaptor } = await import('@rmmjs/limiting');
+    const limited = new LimitingResourceAdaptor(mr, 1 << 20);
+    for (const resource of [mr, limited]) {
+      const buffer = new DeviceBuffer({ data: new Uint8Array([1, 2, 3]), mr: resource });
+      let error: RMMError | undefined;
+      try {
+        buffer.transfer();
+      } catch (caught) {
+        error = caught as RMMError;
+      }
+      expect(error).toBeInstanceOf(RMMError);
+      expect(error?.code).toBe('ERR_RMM_WRONG_THREAD');
+      expect(error?.message).toBe(refusal(resource.constructor.name));
+      expect([buffer.freed, [...buffer.toBytes()]]).toEqual([false, [1, 2, 3]]);
+      buffer.free();
+    }
+    expect(calls).toEqual(['allocate 3', 'deallocate 3', 'allocate 3', 'deallocate 3']);
+    expect(limited.getAllocatedBytes()).toBe(0);
+    limited[Symbol.dispose]();
+  });
+
+  it('the resource can be shared: a worker gets it from the token, and its calls there fail cleanly', async () => {
+    const { calls, mr } = counting();
+    const seen = await runWorker(
+      `await import(${JSON.stringify(callbackEntry)});
+       const mr = core.DeviceMemoryResource.fromShared(workerData);
+       try { mr.allocate(256); return 'no error'; } catch (e) { return [mr.constructor.name, e.code, e.message]; }`,
+      mr.share(),
+    );
+    expect(seen).toEqual(['CallbackMemoryResource', 'ERR_RMM_WRONG_THREAD', otherThread('allocate')]);
+    expect(calls).toEqual([]);
+  });
+});
+
 describe('concurrency', () => {
   it('four workers allocate through resources of their own at the same time', async () => {
     const results = await Promise.all(

@@ -1,10 +1,12 @@
 import { setImmediate as eventLoopTurn } from 'node:timers/promises';
 import { types } from 'node:util';
+import { isMainThread } from 'node:worker_threads';
 import { DeviceMemoryResource, resourceHandle, wrapResource } from './device-memory-resource.js';
 import { invalidArgType, invalidArgValue, RMMError } from './errors.js';
 import { native, type BufferGuardHandle, type BufferNative, type MemoryHandle, type StreamNative } from './native.js';
 import { withReclaim } from './reclaim.js';
-import { DEFAULT_STREAM, Stream, streamArg } from './stream.js';
+import { adoptStream, DEFAULT_STREAM, Stream, streamArg } from './stream.js';
+import { makeToken, tokenId, type TransferredBufferToken } from './tokens.js';
 import { validateInteger, validateOptions, validateSize } from './validate.js';
 
 /** Host bytes: any ArrayBufferView (Uint8Array, Buffer, DataView, ...) or an ArrayBuffer. */
@@ -106,7 +108,8 @@ function deviceSource(src: unknown): { ptr: bigint; nbytes: number } {
 // Hot-path functions read once (a property load on the addon's exports costs a few ns).
 const { bufferCreate, bufferFree } = native;
 
-let adopting: { attach: (target: DeviceBuffer) => BufferNative; stream: Stream } | undefined;
+// A DeviceBuffer being made around a native buffer: see #adopt.
+let adopting: { attach: (target: DeviceBuffer) => BufferNative; stream?: Stream } | undefined;
 let isDeviceBuffer: (value: unknown) => value is DeviceBuffer;
 let nativeOf: (buffer: DeviceBuffer) => BufferNative | null;
 let adoptMemoryOf: (memory: MemoryHandle, stream: Stream | undefined) => DeviceBuffer;
@@ -119,7 +122,8 @@ let adoptMemoryOf: (memory: MemoryHandle, stream: Stream | undefined) => DeviceB
 export class DeviceBuffer implements Disposable {
   // The native handle; null once freed (native calls then throw ERR_RMM_DISPOSED).
   #native: BufferNative | null;
-  #stream: Stream;
+  // Its stream; undefined for a claimed buffer until first asked for (see get stream()).
+  #stream: Stream | undefined;
 
   static {
     // A brand check: no getter runs (a Proxy is not a DeviceBuffer).
@@ -136,8 +140,9 @@ export class DeviceBuffer implements Disposable {
 
   constructor(options?: DeviceBufferOptions) {
     if (adopting !== undefined) {
-      this.#stream = adopting.stream;
-      this.#native = adopting.attach(this);
+      const { attach, stream } = adopting;
+      this.#native = attach(this);
+      this.#stream = stream;
       return;
     }
     const { size, data, stream, mr } = validateOptions<DeviceBufferOptions>(options);
@@ -157,8 +162,9 @@ export class DeviceBuffer implements Disposable {
     this.#native = withReclaim(() => bufferCreate(this, mrHandle, nbytes, streamNative, data));
   }
 
-  // A DeviceBuffer around a native buffer that attach(target) creates.
-  static #adopt(attach: (target: DeviceBuffer) => BufferNative, stream: Stream): DeviceBuffer {
+  // A DeviceBuffer around a native buffer that attach(target) creates, on `stream` (default: the
+  // native buffer's own).
+  static #adopt(attach: (target: DeviceBuffer) => BufferNative, stream?: Stream): DeviceBuffer {
     adopting = { attach, stream };
     try {
       return new DeviceBuffer();
@@ -185,6 +191,35 @@ export class DeviceBuffer implements Disposable {
     return buffer;
   }
 
+  /**
+   * The buffer that a `transfer()` token names, now owned by this thread: the same memory, size,
+   * capacity, stream and resource, no copy. A token is claimed once: a second claim (or one after
+   * `DeviceBuffer.reclaim`) is `ERR_RMM_ALREADY_CLAIMED`; a token from another process, forged or
+   * altered, is `ERR_RMM_INVALID_TOKEN`.
+   */
+  static fromTransferred(token: TransferredBufferToken): DeviceBuffer {
+    const id = tokenId(token, 'rmmjs:buffer');
+    return DeviceBuffer.#adopt((target) => {
+      const handle = native.bufferClaim(id, target);
+      if (handle === null) {
+        throw new RMMError(
+          'This DeviceBuffer token was claimed already (or reclaimed): a transferred buffer is claimed once',
+          { code: 'ERR_RMM_ALREADY_CLAIMED' },
+        );
+      }
+      return handle;
+    });
+  }
+
+  /**
+   * Frees the memory of a transfer that nobody claimed (its receiver died, say): true when it did,
+   * false when the buffer was claimed (or reclaimed) already. Transfers still unclaimed when the
+   * process exits are freed then, with a warning in the debug log.
+   */
+  static reclaim(token: TransferredBufferToken): boolean {
+    return native.bufferReclaimTransfer(tokenId(token, 'rmmjs:buffer'));
+  }
+
   /** The size in bytes. */
   get size(): number {
     return native.bufferSize(this.#native);
@@ -204,8 +239,13 @@ export class DeviceBuffer implements Disposable {
     return wrapResource(native.bufferResource(this.#native));
   }
 
-  /** The stream the buffer allocates and frees on. */
+  /**
+   * The stream the buffer allocates and frees on. A buffer claimed from another thread makes it a
+   * `Stream` of this thread when first asked (the default streams are the shared constants); like
+   * any `Stream`, dispose it when done: the CUDA stream goes once no Stream or buffer uses it.
+   */
   get stream(): Stream {
+    this.#stream ??= adoptStream(native.bufferStream(this.#native));
     return this.#stream;
   }
 
@@ -227,7 +267,7 @@ export class DeviceBuffer implements Disposable {
       typestr: '|u1',
       version: 3,
     };
-    const handle = this.#stream.handle;
+    const handle = this.stream.handle;
     if (handle !== 0n) cai.stream = handle;
     return cai;
   }
@@ -300,7 +340,7 @@ export class DeviceBuffer implements Disposable {
   /** Prefetches managed memory to `device` (default: the current one; -1: the host). */
   prefetch(device?: number, stream?: Stream): void {
     const target = device === undefined ? native.getDevice() : validateInteger(device, 'device', -1);
-    native.bufferPrefetch(this.#native, target, streamArg(stream ?? this.#stream));
+    native.bufferPrefetch(this.#native, target, streamArg(stream ?? this.stream));
   }
 
   /** Grows the capacity to at least `newCapacity` (contents kept); adopts `stream`. */
@@ -331,6 +371,23 @@ export class DeviceBuffer implements Disposable {
     const error = bufferFree(this, handle);
     this.#native = null;
     if (error !== undefined) throw error;
+  }
+
+  /**
+   * Hands the buffer to another thread of this process without a copy: returns a token (send it with
+   * `postMessage` or in `workerData`) that `DeviceBuffer.fromTransferred` claims there, once. This
+   * object is then freed (`ERR_RMM_DISPOSED` on use). Work queued on the buffer's stream stays
+   * ordered before the receiver's (the per-thread default stream, which differs between threads, is
+   * synchronised first). Refused while an asynchronous copy runs (`ERR_RMM_LOGIC`), and for a
+   * resource that frees through JavaScript, such as CallbackMemoryResource (`ERR_RMM_WRONG_THREAD`).
+   */
+  transfer(): TransferredBufferToken {
+    const handle = this.#native;
+    if (handle === null) throw new RMMError('DeviceBuffer was freed and cannot be used', { code: 'ERR_RMM_DISPOSED' });
+    const size = native.bufferSize(handle);
+    const id = native.bufferTransfer(this, handle);
+    this.#native = null;
+    return makeToken<TransferredBufferToken>('rmmjs:buffer', id, { size });
   }
 
   /** Like free(), but does nothing for a freed buffer (so `using` after free() is fine). */
@@ -417,3 +474,6 @@ export function holdMemory(buffer: DeviceBuffer): MemoryHandle {
 export function guardBuffer(buffer: DeviceBuffer, guard: BufferGuardHandle): void {
   native.bufferGuard(bufferArg(buffer, 'buffer'), guard);
 }
+
+// A transfer nobody claimed must not leak silently: the main thread frees what is left at exit.
+if (isMainThread) process.once('exit', () => native.freeUnclaimedTransfers());

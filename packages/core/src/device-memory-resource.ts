@@ -1,7 +1,8 @@
-import { invalidArgType } from './errors.js';
+import { invalidArgType, RMMError } from './errors.js';
 import { native, type ResourceHandle } from './native.js';
 import { retryAfterReclaim, withReclaim } from './reclaim.js';
 import { streamArg, type Stream } from './stream.js';
+import { makeToken, tokenId, type SharedResourceToken } from './tokens.js';
 import { validateSize } from './validate.js';
 
 // Hot-path functions read once: a property load on the addon's exports costs a few ns per call.
@@ -83,6 +84,39 @@ export class DeviceMemoryResource implements Disposable {
   /** True when memory from one can be deallocated by the other. */
   isEqual(other: DeviceMemoryResource): boolean {
     return native.resourceIsEqual(this.#handle, resourceHandle(other, 'other'));
+  }
+
+  /**
+   * A token for this resource that any thread of this process turns into a resource over the same
+   * native object with `DeviceMemoryResource.fromShared(token)` (send it with `postMessage` or in
+   * `workerData`). The token holds no reference: it works as long as something in the process still
+   * holds the resource (a thread, a buffer, an adaptor, the current device resource).
+   */
+  share(): SharedResourceToken {
+    const id = native.resourceShare(this.#handle);
+    return makeToken<SharedResourceToken>('rmmjs:resource', id, {
+      className: native.resourceInfo(this.#handle).typeName,
+    });
+  }
+
+  /**
+   * The resource a `share()` token names, in this thread: the existing object where this thread has
+   * one, else a new one of its class (its package must be imported in this thread; otherwise a plain
+   * `DeviceMemoryResource`). Same native object, so the same `isEqual`, counters and memory. A token
+   * from another process, forged or altered, is `ERR_RMM_INVALID_TOKEN`; one whose resource every
+   * thread has released is `ERR_RMM_DISPOSED`.
+   */
+  static fromShared(token: SharedResourceToken): DeviceMemoryResource {
+    const id = tokenId(token, 'rmmjs:resource');
+    const handle = native.resourceFromShared(id);
+    if (handle === null) {
+      throw new RMMError(
+        'The resource shared under this token no longer exists: every thread released it ' +
+          '(keep a reference until the receiving thread has called fromShared)',
+        { code: 'ERR_RMM_DISPOSED' },
+      );
+    }
+    return wrapResource(handle);
   }
 
   /** Releases this object's reference now; the resource goes when nothing else uses it. */

@@ -22,6 +22,7 @@ export { CudaAsyncMemoryResource } from './resources/cuda-async-memory-resource.
 export type { CudaAsyncMemoryResourceOptions } from './resources/cuda-async-memory-resource.js';
 export { CudaAsyncViewMemoryResource } from './resources/cuda-async-view-memory-resource.js';
 export { DeviceBuffer } from './device-buffer.js';
+export type { SharedResourceToken, TransferredBufferToken } from './tokens.js';
 export type { DeviceBufferOptions, CudaArrayInterface, CudaArrayLike, HostBytes } from './device-buffer.js';
 export {
   availableDeviceMemory,

@@ -132,6 +132,21 @@ export interface NativeCore {
   bufferHold(buffer: BufferNative | null): MemoryHandle;
   bufferGuard(buffer: BufferNative | null, guard: BufferGuardHandle): void;
 
+  // Threads (src/native/bind_threads.cc): ids are decimal strings of tokens src/tokens.ts verified.
+  tokenInstance(): string;
+  tokenSign(text: string): string;
+  tokenVerify(text: string, signature: string): boolean;
+  resourceShare(mr: ResourceHandle): string;
+  // A new reference, or null when the resource is gone.
+  resourceFromShared(id: string): ResourceHandle | null;
+  // Detaches the buffer from object (its handle must not be used again).
+  bufferTransfer(object: object, buffer: BufferNative): string;
+  // null when claimed or reclaimed already.
+  bufferClaim(id: string, object: object): BufferNative | null;
+  bufferStream(buffer: BufferNative | null): StreamNative;
+  bufferReclaimTransfer(id: string): boolean;
+  freeUnclaimedTransfers(): void;
+
   setLogLevel(level: number): void;
   getLogLevel(): number;
   setFlushLevel(level: number): void;

@@ -108,6 +108,17 @@ export const LEGACY_DEFAULT_STREAM: Stream = fromNative(native.streamBorrow(1n),
 export const PER_THREAD_DEFAULT_STREAM: Stream = fromNative(native.streamBorrow(2n), true);
 
 /**
+ * The Stream of a native stream (adopts its reference): the shared constants for the default
+ * streams, whose handles mean the same stream on every thread (the per-thread one: this thread's).
+ */
+export function adoptStream(stream: StreamNative): Stream {
+  const handle = native.streamHandle(stream);
+  if (handle > 2n) return fromNative(stream, false);
+  native.streamDispose(stream);
+  return [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM][Number(handle)];
+}
+
+/**
  * The native stream of an optional `stream` argument: `undefined` is the default stream;
  * `null` and non-streams are `ERR_INVALID_ARG_TYPE`.
  */

@@ -6,14 +6,14 @@ import {
   OutOfMemoryError,
   RMMError,
   Stream,
-  UpstreamResourceAdaptor,
   getCurrentDeviceResource,
   setCurrentDeviceResource,
 } from '@rmmjs/core';
-import { abiVersion, coreApi, loadAddon, registerResourceClass, resourceHandle } from '@rmmjs/core/addon';
+import { abiVersion, coreApi, resourceHandle } from '@rmmjs/core/addon';
 import { native, type ResourceHandle } from '@rmmjs/core/internal';
 import { expectBytes, pattern, runInWorker, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CountingResourceAdaptor, counting } from './counting-adaptor.js';
 import { availableCases } from './resource-table.js';
 
 interface Consumer {
@@ -180,32 +180,6 @@ describe('ops tables', () => {
 });
 
 describe('a resource implemented in plain C (test/addon/counting_adaptor.c)', () => {
-  interface Counts {
-    allocations: number;
-    deallocations: number;
-    bytesOutstanding: number;
-  }
-  interface CountingAddon {
-    create(upstream: ResourceHandle): ResourceHandle;
-    counts(mr: ResourceHandle): Counts;
-  }
-  const counting = loadAddon<CountingAddon>(
-    import.meta.url,
-    '../build/Release/rmmjs_counting_adaptor.node',
-    'counting-adaptor',
-  );
-
-  // How a package would present it in JavaScript.
-  class CountingResourceAdaptor extends UpstreamResourceAdaptor {
-    constructor(upstream: DeviceMemoryResource) {
-      super(counting.create(resourceHandle(upstream, 'upstream')));
-    }
-    counts(): Counts {
-      return counting.counts(resourceHandle(this, 'this'));
-    }
-  }
-  registerResourceClass('CountingResourceAdaptor', CountingResourceAdaptor);
-
   const refcount = (mr: DeviceMemoryResource) => native.resourceRefcount(resourceHandle(mr, 'mr'));
   const made: DeviceMemoryResource[] = [];
   const keep = <T extends DeviceMemoryResource>(mr: T): T => {

@@ -1,5 +1,5 @@
 // One tracker shared by worker threads: exact counts, and the stack of each thread.
-import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
+import { DeviceBuffer, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { TrackingResourceAdaptor } from '@rmmjs/tracking';
 import { runInWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
@@ -101,5 +101,27 @@ describe('TrackingResourceAdaptor and worker threads', () => {
     } finally {
       setCurrentDeviceResource(previous);
     }
+  });
+
+  it('with captureStacks (JavaScript while allocating, none while freeing) its buffers transfer to a worker, which frees them', async () => {
+    const mr = new TrackingResourceAdaptor(getCurrentDeviceResource(), { captureStacks: true });
+    const tokens = [1000, 3000].map((size) => new DeviceBuffer({ data: new Uint8Array(size).fill(7), mr }).transfer());
+    expect(mr.getAllocatedBytes()).toBe(4000);
+    const seen = await runInWorker(
+      `const mr = core.DeviceMemoryResource.fromShared(workerData.mr);
+       return workerData.tokens.map((token) => {
+         const buffer = core.DeviceBuffer.fromTransferred(token);
+         const seen = [buffer.size, buffer.mr === mr, buffer.toBytes().every((byte) => byte === 7)];
+         buffer.free();
+         return seen;
+       });`,
+      { modules: { tracking: '@rmmjs/tracking' }, workerData: { mr: mr.share(), tokens } },
+    );
+    expect(seen).toEqual([
+      [1000, true, true],
+      [3000, true, true],
+    ]);
+    expect([mr.getAllocatedBytes(), mr.getOutstandingAllocationsStr()]).toEqual([0, '']);
+    mr[Symbol.dispose]();
   });
 });

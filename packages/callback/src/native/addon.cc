@@ -14,8 +14,10 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
   }
   int32_t device = 0;
   js::Check(env, rmmjs::CoreApi()->get_current_device(&device));
-  // Where the callbacks' memory lives is unknown: it may be either.
-  uint32_t flags = RMMJS_RESOURCE_DEVICE_ACCESSIBLE | RMMJS_RESOURCE_HOST_ACCESSIBLE | RMMJS_RESOURCE_CALLS_JS;
+  // Where the callbacks' memory lives is unknown: it may be either. Freeing runs JavaScript too, so
+  // its buffers cannot be transferred to another thread.
+  uint32_t flags = RMMJS_RESOURCE_DEVICE_ACCESSIBLE | RMMJS_RESOURCE_HOST_ACCESSIBLE | RMMJS_RESOURCE_CALLS_JS |
+                   RMMJS_RESOURCE_THREAD_BOUND;
   return js::NewResourceHandle<rmmjs::CallbackMemoryResource>(env, device, flags, js::EnvironmentOf(info), info[0],
                                                               info[1]);
 }

@@ -96,6 +96,11 @@ typedef struct rmmjs_resource rmmjs_resource;
  * resource alive across the call, since the JavaScript could drop the last reference. Adaptors
  * pass on their upstreams' flags. */
 #define RMMJS_RESOURCE_CALLS_JS 0x4u
+/* Deallocation runs JavaScript too (a JavaScript callback resource, or an adaptor over one), so its
+ * memory can be freed only on the JavaScript thread that created it: core refuses to transfer a
+ * DeviceBuffer of it to another thread (RMMJS_ERR_WRONG_THREAD). Adaptors pass it on with their
+ * upstreams' flags. A flag, not a member: cores that predate it ignore it. */
+#define RMMJS_RESOURCE_THREAD_BOUND 0x8u
 
 typedef struct rmmjs_resource_ops {
   size_t size;           /* sizeof(rmmjs_resource_ops) the implementation was built with */
@@ -121,9 +126,11 @@ typedef struct rmmjs_resource_ops {
 /* The header every resource starts with. Initialise with core->resource_init_checked. */
 struct rmmjs_resource {
   const rmmjs_resource_ops* ops;
-  int64_t refcount; /* touched only through core->retain / core->release */
-  int32_t device;   /* the CUDA device it was created for (0 in host mode) */
-  uint32_t flags;   /* RMMJS_RESOURCE_* */
+  /* Touched only through core->retain / core->release: the last release also takes the resource
+   * out of core's table of resources shared with other threads (DeviceMemoryResource#share). */
+  int64_t refcount;
+  int32_t device; /* the CUDA device it was created for (0 in host mode) */
+  uint32_t flags; /* RMMJS_RESOURCE_* */
   void* reserved[2];
 };
 

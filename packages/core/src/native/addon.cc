@@ -33,6 +33,7 @@ static Napi::Object InitCore(Napi::Env env, Napi::Object exports) {
   bind::RegisterBuffers(env, exports);
   bind::RegisterLentMemory(env, exports);
   bind::RegisterLogger(env, exports);
+  bind::RegisterThreads(env, exports);
   return exports;
 }
 

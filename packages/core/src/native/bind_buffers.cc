@@ -19,12 +19,6 @@ namespace {
 // GPU, a memcpy in host mode; each takes a few milliseconds.
 size_t SliceBytes() { return CudaAvailable() ? size_t{64} << 20 : size_t{16} << 20; }
 
-Napi::Value Attach(Napi::Env env, napi_value js_object, DeviceBuffer* buffer) {
-  napi_value external = AttachBuffer(env, js_object, buffer);
-  if (external == nullptr) throw Napi::Error::New(env, "cannot attach a DeviceBuffer");
-  return Napi::Value(env, external);
-}
-
 [[noreturn]] void ThrowInvalidValue(Napi::Env env, const std::string& message) {
   throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_INVALID_ARGUMENT, message, 0, "ERR_INVALID_ARG_VALUE"));
 }
@@ -65,7 +59,7 @@ Napi::Value CreateJs(const Napi::CallbackInfo& info) {
     rmmjs_status status = buffer->CopyFromHost(data, size, buffer->stream());
     if (status != RMMJS_OK) DiscardAndThrow(env, buffer, status);
   }
-  return Attach(env, info[0], buffer);
+  return AttachOrThrow(env, info[0], buffer);
 }
 
 // bufferCopy(handle, object): a deep copy attached to object.
@@ -73,7 +67,7 @@ Napi::Value CopyJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   DeviceBuffer* copy = nullptr;
   js::Check(env, BufferArg(env, info[0])->Copy(&copy));
-  return Attach(env, info[1], copy);
+  return AttachOrThrow(env, info[1], copy);
 }
 
 // bufferFree(object, handle): undefined, or the error to throw for a buffer that is freed all the

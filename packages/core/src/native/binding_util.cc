@@ -43,7 +43,9 @@ BufferHandle* BufferHandleArg(Napi::Env env, napi_value value, bool in_flight) {
   void* data = nullptr;
   auto* handle = napi_get_value_external(env, value, &data) == napi_ok ? static_cast<BufferHandle*>(data) : nullptr;
   bool ours = handle != nullptr && handle->magic == BufferHandle::kMagic;
-  if (ours && (!handle->released || (in_flight && handle->buffer->pending_async() > 0))) return handle;
+  if (ours && (!handle->released || (in_flight && handle->buffer != nullptr && handle->buffer->pending_async() > 0))) {
+    return handle;
+  }
   // A freed DeviceBuffer passes null (its handle may be gone).
   napi_valuetype type = napi_undefined;
   napi_typeof(env, value, &type);
@@ -51,6 +53,12 @@ BufferHandle* BufferHandleArg(Napi::Env env, napi_value value, bool in_flight) {
     throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_DISPOSED, "DeviceBuffer was freed and cannot be used"));
   }
   js::ThrowTypeError(env, "expected a DeviceBuffer");
+}
+
+Napi::Value AttachOrThrow(Napi::Env env, napi_value js_object, DeviceBuffer* buffer) {
+  napi_value external = AttachBuffer(env, js_object, buffer);
+  if (external == nullptr) throw Napi::Error::New(env, "cannot attach a DeviceBuffer");
+  return Napi::Value(env, external);
 }
 
 bool HostBytes(napi_env env, napi_value value, void** data, size_t* length) {

@@ -73,6 +73,10 @@ Napi::Value WrapStream(Napi::Env env, StreamObject* stream);  // adopts one refe
 BufferHandle* BufferHandleArg(Napi::Env env, napi_value value, bool in_flight = false);
 inline DeviceBuffer* BufferArg(Napi::Env env, napi_value value) { return BufferHandleArg(env, value)->buffer; }
 
+// AttachBuffer's external for the JavaScript DeviceBuffer js_object; throws when Node-API failed
+// (the buffer is freed then).
+Napi::Value AttachOrThrow(Napi::Env env, napi_value js_object, DeviceBuffer* buffer);
+
 // Bytes of a TypedArray, DataView or ArrayBuffer.
 bool HostBytes(napi_env env, napi_value value, void** data, size_t* length);
 

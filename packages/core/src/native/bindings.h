@@ -12,6 +12,7 @@ void RegisterStreams(Napi::Env env, Napi::Object exports);
 void RegisterBuffers(Napi::Env env, Napi::Object exports);
 void RegisterLentMemory(Napi::Env env, Napi::Object exports);
 void RegisterLogger(Napi::Env env, Napi::Object exports);
+void RegisterThreads(Napi::Env env, Napi::Object exports);
 
 }  // namespace bind
 }  // namespace rmmjs

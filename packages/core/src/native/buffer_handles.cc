@@ -1,5 +1,6 @@
 #include "buffer_handles.h"
 
+#include <utility>
 #include <vector>
 
 namespace rmmjs {
@@ -43,7 +44,7 @@ void Collect(napi_env, void* data, void*) {
   Unlink(handle);
   handle->released = true;
   ReportCapacity(handle);
-  handle->buffer->ClearPins();
+  if (handle->buffer != nullptr) handle->buffer->ClearPins();
   Delete(handle);
 }
 
@@ -87,6 +88,18 @@ rmmjs_status ReleaseBuffer(napi_env env, napi_value js_object, BufferHandle* han
   void* unwrapped = nullptr;
   if (napi_remove_wrap(env, js_object, &unwrapped) == napi_ok) Delete(handle);
   return status;
+}
+
+DeviceBuffer* DetachBuffer(napi_env env, napi_value js_object, BufferHandle* handle) {
+  Unlink(handle);
+  handle->released = true;
+  ReportCapacity(handle);  // the capacity now counts on the thread that claims the buffer
+  DeviceBuffer* buffer = std::exchange(handle->buffer, nullptr);
+  // As in ReleaseBuffer: while the environment shuts down the wrap stays, and its finalizer
+  // deletes the handle (without a buffer).
+  void* unwrapped = nullptr;
+  if (napi_remove_wrap(env, js_object, &unwrapped) == napi_ok) Delete(handle);
+  return buffer;
 }
 
 size_t Reclaim(napi_env env) {

@@ -25,7 +25,7 @@ namespace bind {
 struct BufferHandle {
   static constexpr uint32_t kMagic = 0x52424631;  // "RBF1"
   uint32_t magic = kMagic;
-  DeviceBuffer* buffer;
+  DeviceBuffer* buffer;  // null once transferred to another thread (then released is true)
   napi_env env;
   napi_ref wrap = nullptr;       // the wrap's own weak reference (deleted with the handle)
   size_t reported = 0;           // bytes reported to V8 as external memory
@@ -41,6 +41,9 @@ napi_value AttachBuffer(napi_env env, napi_value js_object, DeviceBuffer* buffer
 // the buffer keeps its memory (the resource failed to free it), *released is false and the
 // handle stays usable. Returns the status of the deallocation.
 rmmjs_status ReleaseBuffer(napi_env env, napi_value js_object, BufferHandle* handle, bool* released);
+// transfer(): takes the buffer away from the JavaScript object (which then reads as freed) and
+// detaches the handle; the caller owns the returned buffer. Not for a pinned buffer.
+DeviceBuffer* DetachBuffer(napi_env env, napi_value js_object, BufferHandle* handle);
 // Reports the buffer's capacity to V8 (a released buffer holds none) after it may have changed.
 void ReportCapacity(BufferHandle* handle);
 // Frees the memory of this environment's buffers whose JavaScript objects were collected but

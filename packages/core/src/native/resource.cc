@@ -6,6 +6,7 @@
 #include "driver.h"
 #include "errors.h"
 #include "logger.h"
+#include "shared_resources.h"
 
 namespace rmmjs {
 namespace {
@@ -69,7 +70,9 @@ void ResourceInit(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t dev
 void Retain(rmmjs_resource* mr) { __atomic_fetch_add(&mr->refcount, 1, __ATOMIC_RELAXED); }
 
 void Release(rmmjs_resource* mr) {
-  if (__atomic_fetch_sub(&mr->refcount, 1, __ATOMIC_ACQ_REL) == 1) mr->ops->destroy(mr);
+  if (__atomic_fetch_sub(&mr->refcount, 1, __ATOMIC_ACQ_REL) != 1) return;
+  ForgetShared(mr);  // before destroy: another thread's RetainShared may be reading the refcount
+  mr->ops->destroy(mr);
 }
 
 rmmjs_status Allocate(rmmjs_resource* mr, size_t bytes, rmmjs_stream stream, void** out) {

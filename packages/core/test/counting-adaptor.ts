@@ -1,0 +1,32 @@
+// test/addon/counting_adaptor.c as a package would present it in JavaScript: a resource in plain C
+// that forwards to its upstream and counts allocations, deallocations and bytes outstanding.
+import { UpstreamResourceAdaptor, type DeviceMemoryResource } from '@rmmjs/core';
+import { loadAddon, registerResourceClass, resourceHandle } from '@rmmjs/core/addon';
+import type { ResourceHandle } from '@rmmjs/core/internal';
+
+export interface Counts {
+  allocations: number;
+  deallocations: number;
+  bytesOutstanding: number;
+}
+
+export interface CountingAddon {
+  create(upstream: ResourceHandle): ResourceHandle;
+  counts(mr: ResourceHandle): Counts;
+}
+
+export const counting = loadAddon<CountingAddon>(
+  import.meta.url,
+  '../build/Release/rmmjs_counting_adaptor.node',
+  'counting-adaptor',
+);
+
+export class CountingResourceAdaptor extends UpstreamResourceAdaptor {
+  constructor(upstream: DeviceMemoryResource) {
+    super(counting.create(resourceHandle(upstream, 'upstream')));
+  }
+  counts(): Counts {
+    return counting.counts(resourceHandle(this, 'this'));
+  }
+}
+registerResourceClass('CountingResourceAdaptor', CountingResourceAdaptor);
