@@ -121,6 +121,11 @@ export function resourceHandle(mr: unknown, name: string): ResourceHandle {
 
 /** Lets wrapResource build `Class` for native resources whose type name is `typeName`. */
 export function registerResourceClass(typeName: string, Class: ResourceClass): void {
+  if (typeof typeName !== 'string' || typeName === '') throw invalidArgType('typeName', 'a non-empty string', typeName);
+  // Anything else would break wrapping every resource of that type (getCurrentDeviceResource included).
+  if (typeof Class !== 'function' || !(Class.prototype instanceof DeviceMemoryResource)) {
+    throw invalidArgType('Class', 'a subclass of DeviceMemoryResource', Class);
+  }
   classesByTypeName.set(typeName, Class);
 }
 
