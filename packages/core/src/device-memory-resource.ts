@@ -40,9 +40,9 @@ export class DeviceMemoryResource implements Disposable {
   /** @internal Subclasses pass the native handle their constructor created. */
   constructor(handle: ResourceHandle) {
     if (typeof handle !== 'object' || handle === null) {
-      throw new TypeError(
-        `${new.target.name} cannot be constructed directly: use a concrete resource such as CudaMemoryResource`,
-      );
+      const error = invalidArgType('handle', 'a native resource handle', handle);
+      error.message = `${new.target.name} cannot be constructed directly: use a concrete resource such as CudaMemoryResource. ${error.message}`;
+      throw error;
     }
     this.#handle = handle;
     this.#address = native.resourceAddress(handle);

@@ -160,8 +160,14 @@ describe('bad input to allocate and deallocate', () => {
   });
 
   it('DeviceMemoryResource and UpstreamResourceAdaptor cannot be constructed directly', () => {
-    expect(thrown(() => new (DeviceMemoryResource as never as new () => unknown)())).toBeInstanceOf(TypeError);
-    expect(thrown(() => new (UpstreamResourceAdaptor as never as new () => unknown)())).toBeInstanceOf(TypeError);
+    for (const Class of [DeviceMemoryResource, UpstreamResourceAdaptor]) {
+      for (const argument of [undefined, 5, 'x', Symbol('s')]) {
+        const error = thrown(() => new (Class as never as new (x: unknown) => unknown)(argument));
+        expect(error).toBeInstanceOf(TypeError);
+        expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
+        expect(error.message).toContain(`${Class.name} cannot be constructed directly`);
+      }
+    }
     expect(thrown(() => new (DeviceMemoryResource as never as new (x: unknown) => unknown)({})).code).toBe(
       'ERR_INVALID_ARG_TYPE',
     );
