@@ -184,6 +184,15 @@ describe('bad input to allocate and deallocate', () => {
     }
     expect(thrown(() => new CudaAsyncViewMemoryResource(5 as never)).code).toBe('ERR_INVALID_ARG_TYPE');
   });
+
+  it('a pool handle outside 0..2^64 - 1 is out of range, as for every pointer', () => {
+    for (const handle of [-1n, 2n ** 64n, -(2n ** 70n)]) {
+      const error = thrown(() => new CudaAsyncViewMemoryResource(handle));
+      expect(error).toBeInstanceOf(RangeError);
+      expect(error.code).toBe('ERR_OUT_OF_RANGE');
+      expect(error.message).toContain('poolHandle');
+    }
+  });
 });
 
 describe.runIf(pageableMemoryAccess())('SystemMemoryResource tells a double free', () => {
