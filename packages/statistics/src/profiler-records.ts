@@ -30,9 +30,12 @@ export class MemoryRecord {
 
   /** Counts one more call that allocated `memoryTotal` bytes with a peak of `memoryPeak`. */
   add(memoryTotal: number, memoryPeak: number): void {
+    // Both checked first: a refused call changes nothing.
+    const total = amount(memoryTotal, 'memoryTotal');
+    const peak = amount(memoryPeak, 'memoryPeak');
     this.numCalls += 1;
-    this.memoryTotal += amount(memoryTotal, 'memoryTotal');
-    this.memoryPeak = Math.max(this.memoryPeak, amount(memoryPeak, 'memoryPeak'));
+    this.memoryTotal += total;
+    this.memoryPeak = Math.max(this.memoryPeak, peak);
   }
 }
 
@@ -67,12 +70,10 @@ export class ProfilerRecords {
   add(name: string, stats: Pick<Statistics, 'totalBytes' | 'peakBytes'>): void {
     if (typeof name !== 'string') throw invalidArgType('name', 'of type string', name);
     if (typeof stats !== 'object' || stats === null) throw invalidArgType('stats', 'a Statistics object', stats);
-    let record = this.#records.get(name);
-    if (record === undefined) {
-      record = new MemoryRecord();
-      this.#records.set(name, record);
-    }
-    record.add(stats.totalBytes, stats.peakBytes);
+    const { totalBytes, peakBytes } = stats;
+    const record = this.#records.get(name) ?? new MemoryRecord();
+    record.add(totalBytes, peakBytes); // a refused call adds no record
+    this.#records.set(name, record);
   }
 
   /** A copy of the records, by name, in the order they were first added. */

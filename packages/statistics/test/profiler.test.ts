@@ -295,4 +295,17 @@ describe('ProfilerRecords', () => {
     expect(getStatistics()!.currentCount).toBe(0);
     expect(records.records.size).toBe(0);
   });
+
+  // Found by the fuzzer (tooling/fuzz): a refused add counted a call, or left an empty record.
+  it('a refused add changes nothing', () => {
+    const record = new MemoryRecord(2, 10, 5);
+    expect(thrown(() => record.add(1.5, 1)).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => record.add(1, 'x' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(record).toEqual(new MemoryRecord(2, 10, 5));
+    const records = new ProfilerRecords();
+    records.add('a', stats(5, 3));
+    expect(thrown(() => records.add('a', { totalBytes: NaN, peakBytes: 1 })).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => records.add('b', { totalBytes: 1, peakBytes: 2 ** 53 })).code).toBe('ERR_OUT_OF_RANGE');
+    expect(records.toJSON()).toEqual({ a: { numCalls: 1, memoryTotal: 5, memoryPeak: 3 } });
+  });
 });
