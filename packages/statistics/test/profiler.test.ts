@@ -11,6 +11,7 @@ import {
   defaultProfilerRecords,
   enableStatistics,
   getStatistics,
+  ProfileScope,
   profile,
   profileScope,
   profiler,
@@ -294,6 +295,19 @@ describe('ProfilerRecords', () => {
     expect(thrown(() => profile('x', 'not a function' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
     expect(getStatistics()!.currentCount).toBe(0);
     expect(records.records.size).toBe(0);
+  });
+
+  // Found by the fuzzer (tooling/fuzz): the exported class took anything, and its dispose then
+  // threw a bare TypeError.
+  it('new ProfileScope checks its name and records as profileScope() does', () => {
+    expect(thrown(() => new ProfileScope(5 as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => new ProfileScope('')).code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(thrown(() => new ProfileScope('x', 5 as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    const records = new ProfilerRecords();
+    const scope = new ProfileScope('block', records);
+    new DeviceBuffer({ size: 100 }).free();
+    scope[Symbol.dispose]();
+    expect(records.toJSON()).toEqual({ block: { numCalls: 1, memoryTotal: 100, memoryPeak: 100 } });
   });
 
   // Found by the fuzzer (tooling/fuzz): a refused add counted a call, or left an empty record.
