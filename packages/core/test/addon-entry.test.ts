@@ -7,7 +7,7 @@ import {
   getCurrentDeviceResource,
   setCurrentDeviceResource,
 } from '@rmmjs/core';
-import { loadAddon, makeError, registerResourceClass } from '@rmmjs/core/addon';
+import { loadAddon, makeError, registerResourceClass, wrapResource } from '@rmmjs/core/addon';
 import { thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
@@ -85,6 +85,21 @@ describe('registerResourceClass', () => {
     } finally {
       setCurrentDeviceResource(previous);
       again[Symbol.dispose]();
+    }
+  });
+});
+
+describe('wrapResource', () => {
+  // Found by the fuzzer (tooling/fuzz): null and undefined gave V8's bare "Cannot convert
+  // undefined or null to object" (the type-tag check of every addon converted them).
+  it('refuses what is not a resource handle, null and undefined included', () => {
+    for (const junk of [null, undefined, 5, 'x', {}, Symbol('s')]) {
+      expectCode(
+        () => wrapResource(junk as never),
+        TypeError,
+        'ERR_INVALID_ARG_TYPE',
+        'must be a DeviceMemoryResource',
+      );
     }
   });
 });
