@@ -30,9 +30,11 @@ export class MemoryRecord {
 
   /** Counts one more call that allocated `memoryTotal` bytes with a peak of `memoryPeak`. */
   add(memoryTotal: number, memoryPeak: number): void {
-    // Both checked first: a refused call changes nothing.
+    // Everything checked first: a refused call changes nothing.
     const total = amount(memoryTotal, 'memoryTotal');
     const peak = amount(memoryPeak, 'memoryPeak');
+    // The sum stays a safe integer too (else `records` could not copy the record any more).
+    amount(this.memoryTotal + total, 'memoryTotal');
     this.numCalls += 1;
     this.memoryTotal += total;
     this.memoryPeak = Math.max(this.memoryPeak, peak);

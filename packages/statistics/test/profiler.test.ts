@@ -321,5 +321,9 @@ describe('ProfilerRecords', () => {
     expect(thrown(() => records.add('a', { totalBytes: NaN, peakBytes: 1 })).code).toBe('ERR_OUT_OF_RANGE');
     expect(thrown(() => records.add('b', { totalBytes: 1, peakBytes: 2 ** 53 })).code).toBe('ERR_OUT_OF_RANGE');
     expect(records.toJSON()).toEqual({ a: { numCalls: 1, memoryTotal: 5, memoryPeak: 3 } });
+    // A total past 2^53 - 1 is refused too: the record stays one that `records` can copy.
+    records.add('big', stats(Number.MAX_SAFE_INTEGER, 1));
+    expect(thrown(() => records.add('big', stats(1, 1))).code).toBe('ERR_OUT_OF_RANGE');
+    expect(records.records.get('big')).toEqual(new MemoryRecord(1, Number.MAX_SAFE_INTEGER, 1));
   });
 });
