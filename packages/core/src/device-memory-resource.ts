@@ -1,8 +1,10 @@
-import { invalidArgType } from './errors.js';
+import { invalidArgType, outOfRange } from './errors.js';
 import { native, type ResourceHandle } from './native.js';
 import { retryAfterReclaim, withReclaim } from './reclaim.js';
 import { streamArg, type Stream } from './stream.js';
 import { validateSize } from './validate.js';
+
+const MAX_POINTER = 2n ** 64n - 1n;
 
 // Hot-path functions read once: a property load on the addon's exports costs a few ns per call.
 const { allocate: nativeAllocate, deallocate: nativeDeallocate } = native;
@@ -70,6 +72,7 @@ export class DeviceMemoryResource implements Disposable {
   /** Returns memory that `allocate(nbytes, stream)` gave. */
   deallocate(ptr: bigint, nbytes: number, stream?: Stream): void {
     if (typeof ptr !== 'bigint') throw invalidArgType('ptr', 'of type bigint', ptr);
+    if (ptr < 0n || ptr > MAX_POINTER) throw outOfRange('ptr', 'a 64-bit unsigned integer (0 to 2^64 - 1)', ptr);
     validateSize(nbytes, 'nbytes');
     if (stream === undefined) nativeDeallocate(this.#handle, ptr, nbytes);
     else nativeDeallocate(this.#handle, ptr, nbytes, streamArg(stream));

@@ -157,6 +157,13 @@ describe('bad input to allocate and deallocate', () => {
   it('deallocate checks its pointer and size', () => {
     expect(thrown(() => mr.deallocate(5 as never, 8)).code).toBe('ERR_INVALID_ARG_TYPE');
     expect(thrown(() => mr.deallocate(256n, -8)).code).toBe('ERR_OUT_OF_RANGE');
+    // Found by the fuzzer (tooling/fuzz): these were ERR_INVALID_ARG_TYPE from the native side.
+    for (const ptr of [-256n, 2n ** 64n]) {
+      const error = thrown(() => mr.deallocate(ptr, 8));
+      expect(error).toBeInstanceOf(RangeError);
+      expect(error.code).toBe('ERR_OUT_OF_RANGE');
+      expect(error.message).toContain('"ptr"');
+    }
   });
 
   it('DeviceMemoryResource and UpstreamResourceAdaptor cannot be constructed directly', () => {
