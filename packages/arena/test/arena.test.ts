@@ -235,6 +235,34 @@ describe.each(upstreamCases)('ArenaMemoryResource over $name', ({ make: makeUpst
     mr.deallocate(a, 4 * MiB);
   });
 
+  // Found by the fuzzer (tooling/fuzz): a pointer inside a live block (or a live block with another
+  // size) was taken back, and the arena then handed out memory still in use.
+  it('a pointer inside a live block, or a live block with another size, is refused and never handed out twice', () => {
+    const mr = arena({ arenaSize: 4 * MiB });
+    const a = mr.allocate(1000);
+    const big = mr.allocate(2 * MiB);
+    for (const [ptr, bytes] of [
+      [a + 256n, 256],
+      [a, 256],
+      [a, 2000],
+      [big + 256n, 256],
+      [big, MiB],
+    ] as const) {
+      const error = thrown(() => mr.deallocate(ptr, bytes));
+      expect(error).toBeInstanceOf(RMMError);
+      expect(error.code).toBe('ERR_RMM_LOGIC');
+      expect(error.message).toMatch(/^allocation not found/);
+    }
+    const others = Array.from({ length: 8 }, () => mr.allocate(256));
+    for (const ptr of others) {
+      expect(ptr >= a && ptr < a + 1024n).toBe(false);
+      expect(ptr >= big && ptr < big + BigInt(2 * MiB)).toBe(false);
+    }
+    for (const ptr of others) mr.deallocate(ptr, 256);
+    mr.deallocate(a, 1000);
+    mr.deallocate(big, 2 * MiB);
+  });
+
   it('Python test_arena_memory_resource: DeviceBuffers round-trip through it as the current resource', () => {
     setCurrentDeviceResource(arena({ arenaSize: 16 * MiB }));
     for (const [size, seed] of [

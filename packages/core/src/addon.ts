@@ -3,8 +3,10 @@
  * C ABI is include/rmmjs/abi.h; the README's "Native addons" section shows a complete example):
  * core's API table, and `loadAddon`, which hands it to an addon's `init`.
  */
+import { invalidArgType, invalidArgValue } from './errors.js';
 import { loadAddon as requireAddon } from './load-addon.js';
 import { holdJsException, makeNativeError, native, type CoreApi, type MakeErrorFn } from './native.js';
+import { validateInteger } from './validate.js';
 
 export { holdJsException };
 export { resourceHandle, wrapResource, registerResourceClass } from './device-memory-resource.js';
@@ -23,7 +25,14 @@ export const abiVersion: string = native.abiVersion;
  * ...), with `message`. For `RMMJS_ERR_JS_EXCEPTION` it returns the error a JavaScript callback
  * threw (handed over with `holdJsException`). An addon throws what it returns.
  */
-export const makeError: MakeErrorFn = makeNativeError;
+export const makeError: MakeErrorFn = (status, message, cudaCode, nodeCode) => {
+  validateInteger(status, 'status');
+  if (typeof message !== 'string') throw invalidArgType('message', 'of type string', message);
+  validateInteger(cudaCode, 'cudaCode');
+  if (nodeCode !== undefined && typeof nodeCode !== 'string')
+    throw invalidArgType('nodeCode', 'of type string', nodeCode);
+  return makeNativeError(status, message, cudaCode, nodeCode);
+};
 
 /** What `loadAddon` calls: an addon's `init(coreApi, makeError, holdJsException)`. */
 export interface AddonInit {
@@ -39,6 +48,12 @@ export interface AddonInit {
  * to do; `packageName` names the addon in it.
  */
 export function loadAddon<T>(moduleUrl: string, relativePath: string, packageName: string): T {
+  if (typeof moduleUrl !== 'string') throw invalidArgType('moduleUrl', 'of type string', moduleUrl);
+  if (typeof relativePath !== 'string') throw invalidArgType('relativePath', 'of type string', relativePath);
+  if (typeof packageName !== 'string') throw invalidArgType('packageName', 'of type string', packageName);
+  if (!URL.canParse(moduleUrl) || new URL(moduleUrl).protocol !== 'file:') {
+    throw invalidArgValue('moduleUrl', `must be a file: URL such as import.meta.url. Received '${moduleUrl}'`);
+  }
   const addon = requireAddon<T & AddonInit>(moduleUrl, relativePath, packageName);
   addon.init(coreApi, makeError, holdJsException);
   return addon;

@@ -1,7 +1,7 @@
 /** `cuda.*`: the CUDA driver as rmmjs uses it (the runtime calls RMM takes from cuda-python). */
-import { CudaError } from './errors.js';
+import { CudaError, invalidArgType, outOfRange } from './errors.js';
 import { native, type DriverInfo } from './native.js';
-import { validateInteger } from './validate.js';
+import { validateInteger, validateSize } from './validate.js';
 
 let info: DriverInfo | undefined;
 
@@ -69,6 +69,8 @@ export const cuda = {
   },
   /** Where managed memory was last prefetched: a device, -1 for the host, -2 for never. */
   lastPrefetchLocation(ptr: bigint, nbytes: number): number {
-    return native.lastPrefetchLocation(ptr, nbytes);
+    if (typeof ptr !== 'bigint') throw invalidArgType('ptr', 'of type bigint', ptr);
+    if (ptr < 0n || ptr >= 2n ** 64n) throw outOfRange('ptr', 'a 64-bit unsigned integer (0 to 2^64 - 1)', ptr);
+    return native.lastPrefetchLocation(ptr, validateSize(nbytes, 'nbytes'));
   },
 };

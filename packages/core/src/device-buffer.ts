@@ -39,8 +39,27 @@ export interface CudaArrayLike {
   __cuda_array_interface__?: unknown;
 }
 
+// The engine's own byteLength getters: a subclass or an own property cannot override them.
+const typedArrayByteLength = getter(Object.getPrototypeOf(Uint8Array.prototype), 'byteLength');
+const dataViewByteLength = getter(DataView.prototype, 'byteLength');
+const arrayBufferByteLength = getter(ArrayBuffer.prototype, 'byteLength');
+
+function getter(prototype: object, key: string): (this: unknown) => number {
+  return Object.getOwnPropertyDescriptor(prototype, key)!.get as (this: unknown) => number;
+}
+
 function byteLength(bytes: unknown, name: string): number {
-  if (ArrayBuffer.isView(bytes) || types.isArrayBuffer(bytes)) return bytes.byteLength;
+  if (types.isArrayBuffer(bytes)) return arrayBufferByteLength.call(bytes);
+  if (types.isTypedArray(bytes)) return typedArrayByteLength.call(bytes); // 0 when detached or out of bounds
+  // A DataView over a detached buffer, or out of bounds of a shrunk one, throws where a typed
+  // array says 0 bytes (and so does the native side).
+  if (types.isDataView(bytes)) {
+    try {
+      return dataViewByteLength.call(bytes);
+    } catch {
+      return 0;
+    }
+  }
   throw invalidArgType(name, 'an ArrayBufferView or ArrayBuffer', bytes);
 }
 

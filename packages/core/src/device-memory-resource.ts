@@ -1,9 +1,11 @@
-import { invalidArgType, RMMError } from './errors.js';
+import { invalidArgType, outOfRange, RMMError } from './errors.js';
 import { native, type ResourceHandle } from './native.js';
 import { retryAfterReclaim, withReclaim } from './reclaim.js';
 import { streamArg, type Stream } from './stream.js';
 import { makeToken, tokenId, type SharedResourceToken } from './tokens.js';
 import { validateSize } from './validate.js';
+
+const MAX_POINTER = 2n ** 64n - 1n;
 
 // Hot-path functions read once: a property load on the addon's exports costs a few ns per call.
 const { allocate: nativeAllocate, deallocate: nativeDeallocate } = native;
@@ -41,9 +43,9 @@ export class DeviceMemoryResource implements Disposable {
   /** @internal Subclasses pass the native handle their constructor created. */
   constructor(handle: ResourceHandle) {
     if (typeof handle !== 'object' || handle === null) {
-      throw new TypeError(
-        `${new.target.name} cannot be constructed directly: use a concrete resource such as CudaMemoryResource`,
-      );
+      const error = invalidArgType('handle', 'a native resource handle', handle);
+      error.message = `${new.target.name} cannot be constructed directly: use a concrete resource such as CudaMemoryResource. ${error.message}`;
+      throw error;
     }
     this.#handle = handle;
     this.#address = native.resourceAddress(handle);
@@ -71,6 +73,7 @@ export class DeviceMemoryResource implements Disposable {
   /** Returns memory that `allocate(nbytes, stream)` gave. */
   deallocate(ptr: bigint, nbytes: number, stream?: Stream): void {
     if (typeof ptr !== 'bigint') throw invalidArgType('ptr', 'of type bigint', ptr);
+    if (ptr < 0n || ptr > MAX_POINTER) throw outOfRange('ptr', 'a 64-bit unsigned integer (0 to 2^64 - 1)', ptr);
     validateSize(nbytes, 'nbytes');
     if (stream === undefined) nativeDeallocate(this.#handle, ptr, nbytes);
     else nativeDeallocate(this.#handle, ptr, nbytes, streamArg(stream));
@@ -141,6 +144,11 @@ export function resourceHandle(mr: unknown, name: string): ResourceHandle {
 
 /** Lets wrapResource build `Class` for native resources whose type name is `typeName`. */
 export function registerResourceClass(typeName: string, Class: ResourceClass): void {
+  if (typeof typeName !== 'string' || typeName === '') throw invalidArgType('typeName', 'a non-empty string', typeName);
+  // Anything else would break wrapping every resource of that type (getCurrentDeviceResource included).
+  if (typeof Class !== 'function' || !(Class.prototype instanceof DeviceMemoryResource)) {
+    throw invalidArgType('Class', 'a subclass of DeviceMemoryResource', Class);
+  }
   classesByTypeName.set(typeName, Class);
 }
 

@@ -59,6 +59,21 @@ describe('cuda', () => {
     expect(cuda.getDefaultMemPool()).not.toBe(0n);
     expect(cuda.getDefaultMemPool(0)).toBe(cuda.getDefaultMemPool());
   });
+
+  // Found by the fuzzer (tooling/fuzz): a negative pointer was ERR_INVALID_ARG_TYPE from the
+  // native side, and a size of another type reached it unchecked.
+  it('lastPrefetchLocation checks its pointer and size as every pointer and size', () => {
+    const expectError = (fn: () => unknown, Class: typeof TypeError | typeof RangeError, code: string) => {
+      const error = thrown(fn);
+      expect(error).toBeInstanceOf(Class);
+      expect(error.code).toBe(code);
+    };
+    expectError(() => cuda.lastPrefetchLocation(256 as never, 1), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectError(() => cuda.lastPrefetchLocation(-256n, 1), RangeError, 'ERR_OUT_OF_RANGE');
+    expectError(() => cuda.lastPrefetchLocation(2n ** 64n, 1), RangeError, 'ERR_OUT_OF_RANGE');
+    expectError(() => cuda.lastPrefetchLocation(256n, '1' as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectError(() => cuda.lastPrefetchLocation(256n, -1), RangeError, 'ERR_OUT_OF_RANGE');
+  });
 });
 
 describe.runIf(onHost())('host mode: CUDA-only resources say what to do', () => {

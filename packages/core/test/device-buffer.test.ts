@@ -352,3 +352,50 @@ describe('large host copies (staged through pinned buffers on a GPU)', () => {
     expect(ticksWhileCopying).toBeGreaterThan(0);
   });
 });
+
+// Found by the fuzzer (tooling/fuzz): a DataView over a detached ArrayBuffer (or out of bounds of
+// a shrunk resizable one) made every copy throw V8's bare TypeError from its byteLength getter.
+describe('host memory whose length the engine reports', () => {
+  function detachedDataView(): DataView {
+    const memory = new ArrayBuffer(8);
+    const view = new DataView(memory);
+    structuredClone(memory, { transfer: [memory] });
+    return view;
+  }
+
+  function shrunkDataView(): DataView {
+    const memory = new ArrayBuffer(8, { maxByteLength: 16 });
+    const view = new DataView(memory, 4, 4);
+    memory.resize(2);
+    return view;
+  }
+
+  it('a detached or out-of-bounds DataView holds 0 bytes, as a typed array does', async () => {
+    for (const view of [detachedDataView(), shrunkDataView()]) {
+      const empty = DeviceBuffer.toDevice(view);
+      expect(empty.size).toBe(0);
+      empty.free();
+      const buffer = DeviceBuffer.toDevice(new Uint8Array([1, 2, 3, 4]));
+      buffer.copyFromHost(view); // nothing to copy
+      expectBytes(buffer.toBytes(), [1, 2, 3, 4]);
+      const tooSmall = thrown(() => buffer.copyToHost(view));
+      expect(tooSmall).toBeInstanceOf(TypeError);
+      expect(tooSmall.code).toBe('ERR_INVALID_ARG_VALUE');
+      expect((await rejected(buffer.copyToHostAsync(view))).code).toBe('ERR_INVALID_ARG_VALUE');
+      buffer.free();
+    }
+  });
+
+  it('a view that lies about its byteLength is measured by the engine', () => {
+    class Lying extends Uint8Array {
+      override get byteLength(): number {
+        return 1;
+      }
+    }
+    const buffer = DeviceBuffer.toDevice(new Lying([1, 2, 3, 4]));
+    expect(buffer.size).toBe(4);
+    expectBytes(buffer.toBytes(), [1, 2, 3, 4]);
+    expect(thrown(() => buffer.copyFromHost(new Lying(8))).code).toBe('ERR_INVALID_ARG_VALUE');
+    buffer.free();
+  });
+});

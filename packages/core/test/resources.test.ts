@@ -157,11 +157,24 @@ describe('bad input to allocate and deallocate', () => {
   it('deallocate checks its pointer and size', () => {
     expect(thrown(() => mr.deallocate(5 as never, 8)).code).toBe('ERR_INVALID_ARG_TYPE');
     expect(thrown(() => mr.deallocate(256n, -8)).code).toBe('ERR_OUT_OF_RANGE');
+    // Found by the fuzzer (tooling/fuzz): these were ERR_INVALID_ARG_TYPE from the native side.
+    for (const ptr of [-256n, 2n ** 64n]) {
+      const error = thrown(() => mr.deallocate(ptr, 8));
+      expect(error).toBeInstanceOf(RangeError);
+      expect(error.code).toBe('ERR_OUT_OF_RANGE');
+      expect(error.message).toContain('"ptr"');
+    }
   });
 
   it('DeviceMemoryResource and UpstreamResourceAdaptor cannot be constructed directly', () => {
-    expect(thrown(() => new (DeviceMemoryResource as never as new () => unknown)())).toBeInstanceOf(TypeError);
-    expect(thrown(() => new (UpstreamResourceAdaptor as never as new () => unknown)())).toBeInstanceOf(TypeError);
+    for (const Class of [DeviceMemoryResource, UpstreamResourceAdaptor]) {
+      for (const argument of [undefined, 5, 'x', Symbol('s')]) {
+        const error = thrown(() => new (Class as never as new (x: unknown) => unknown)(argument));
+        expect(error).toBeInstanceOf(TypeError);
+        expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
+        expect(error.message).toContain(`${Class.name} cannot be constructed directly`);
+      }
+    }
     expect(thrown(() => new (DeviceMemoryResource as never as new (x: unknown) => unknown)({})).code).toBe(
       'ERR_INVALID_ARG_TYPE',
     );
@@ -177,6 +190,15 @@ describe('bad input to allocate and deallocate', () => {
       expect(error.code).toBe('ERR_CUDA_DRIVER_NOT_FOUND');
     }
     expect(thrown(() => new CudaAsyncViewMemoryResource(5 as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+  });
+
+  it('a pool handle outside 0..2^64 - 1 is out of range, as for every pointer', () => {
+    for (const handle of [-1n, 2n ** 64n, -(2n ** 70n)]) {
+      const error = thrown(() => new CudaAsyncViewMemoryResource(handle));
+      expect(error).toBeInstanceOf(RangeError);
+      expect(error.code).toBe('ERR_OUT_OF_RANGE');
+      expect(error.message).toContain('poolHandle');
+    }
   });
 });
 

@@ -326,4 +326,31 @@ describe('PoolMemoryResource configuration', () => {
     expect(pool.allocate(KiB)).toBe(a);
     expect(pool.allocate(KiB)).toBe(b + 1024n);
   });
+
+  // Found by the fuzzer (tooling/fuzz): a pointer inside a live block (or a live block with another
+  // size) was taken back, and the pool then handed out memory that was still in use.
+  it('a pointer inside a block, or a block with another size, is refused and never handed out twice', () => {
+    using pool = new PoolMemoryResource(base(), { initialPoolSize: 64 * KiB });
+    const a = pool.allocate(512);
+    const b = pool.allocate(KiB);
+    for (const [ptr, size, why] of [
+      [a + 256n, 256, 'not memory this pool handed out'],
+      [b + 512n, 512, 'not memory this pool handed out'],
+      [b, 512, 'the range is already free (freed twice, or the wrong size)'],
+      [b, 2 * KiB, 'the range is already free (freed twice, or the wrong size)'],
+    ] as const) {
+      const error = thrown(() => pool.deallocate(ptr, size));
+      expect(error).toBeInstanceOf(RMMError);
+      expect(error.code).toBe('ERR_RMM_LOGIC');
+      expect(error.message).toBe(`PoolMemoryResource: cannot deallocate 0x${ptr.toString(16)} (${size} bytes): ${why}`);
+    }
+    // Nothing of a or b is handed out again while they are live.
+    const others = Array.from({ length: 8 }, () => pool.allocate(256));
+    for (const ptr of others) {
+      expect(ptr >= a + 512n && !(ptr >= b && ptr < b + 1024n)).toBe(true);
+    }
+    for (const ptr of others) pool.deallocate(ptr, 256);
+    pool.deallocate(b, KiB);
+    pool.deallocate(a, 512);
+  });
 });

@@ -27,8 +27,13 @@ export class MemoryRecord {
 
   /** Counts one more call that allocated `memoryTotal` bytes with a peak of `memoryPeak`. */
   add(memoryTotal: number, memoryPeak: number): void {
+    // Everything checked first: a refused call changes nothing.
+    const total = counterArg(memoryTotal, 'memoryTotal');
+    const peak = counterArg(memoryPeak, 'memoryPeak');
+    // The sum stays a safe integer too (else `records` could not copy the record any more).
+    counterArg(this.memoryTotal + total, 'memoryTotal');
     this.numCalls += 1;
-    this.memoryTotal += counterArg(memoryTotal, 'memoryTotal');
-    this.memoryPeak = Math.max(this.memoryPeak, counterArg(memoryPeak, 'memoryPeak'));
+    this.memoryTotal += total;
+    this.memoryPeak = Math.max(this.memoryPeak, peak);
   }
 }

@@ -32,10 +32,10 @@ export class ProfileScope implements Disposable {
   #records: ProfilerRecords;
   #closed = false;
 
-  /** @internal Use profileScope(). */
-  constructor(name: string, records: ProfilerRecords) {
-    this.#name = name;
-    this.#records = records;
+  /** Use profileScope(); `records` defaults to `defaultProfilerRecords`. */
+  constructor(name: string, records?: ProfilerRecords) {
+    this.#name = scopeName(name);
+    this.#records = recordsOption(records);
     this.#adaptor = currentStatisticsAdaptor();
     this.#adaptor?.pushCounters();
   }
@@ -60,7 +60,7 @@ function scopeName(name: unknown): string {
 /** Profiles a block of code: `using _ = profileScope('load', { records? })`. */
 export function profileScope(name: string, options: { records?: ProfilerRecords } = {}): ProfileScope {
   const { records } = validateOptions<{ records: ProfilerRecords }>(options);
-  return new ProfileScope(scopeName(name), recordsOption(records));
+  return new ProfileScope(name, records);
 }
 
 /** Runs `fn` profiled as `name`; returns what it returns (a promise is profiled until it settles). */

@@ -11,6 +11,7 @@ import {
   defaultProfilerRecords,
   enableStatistics,
   getStatistics,
+  ProfileScope,
   profile,
   profileScope,
   profiler,
@@ -322,5 +323,35 @@ describe('ProfilerRecords', () => {
     );
     expect(getStatistics()!.currentCount).toBe(0);
     expect(records.records.size).toBe(0);
+  });
+
+  // Found by the fuzzer (tooling/fuzz): the exported class took anything, and its dispose then
+  // threw a bare TypeError.
+  it('new ProfileScope checks its name and records as profileScope() does', () => {
+    expect(thrown(() => new ProfileScope(5 as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(thrown(() => new ProfileScope('')).code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(thrown(() => new ProfileScope('x', 5 as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    const records = new ProfilerRecords();
+    const scope = new ProfileScope('block', records);
+    new DeviceBuffer({ size: 100 }).free();
+    scope[Symbol.dispose]();
+    expect(records.toJSON()).toEqual({ block: { numCalls: 1, memoryTotal: 100, memoryPeak: 100 } });
+  });
+
+  // Found by the fuzzer (tooling/fuzz): a refused add counted a call, or left an empty record.
+  it('a refused add changes nothing', () => {
+    const record = new MemoryRecord(2, 10, 5);
+    expect(thrown(() => record.add(1.5, 1)).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => record.add(1, 'x' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(record).toEqual(new MemoryRecord(2, 10, 5));
+    const records = new ProfilerRecords();
+    records.add('a', stats(5, 3));
+    expect(thrown(() => records.add('a', { totalBytes: NaN, peakBytes: 1 })).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => records.add('b', { totalBytes: 1, peakBytes: 2 ** 53 })).code).toBe('ERR_OUT_OF_RANGE');
+    expect(records.toJSON()).toEqual({ a: { numCalls: 1, memoryTotal: 5, memoryPeak: 3 } });
+    // A total past 2^53 - 1 is refused too: the record stays one that `records` can copy.
+    records.add('big', stats(Number.MAX_SAFE_INTEGER, 1));
+    expect(thrown(() => records.add('big', stats(1, 1))).code).toBe('ERR_OUT_OF_RANGE');
+    expect(records.records.get('big')).toEqual(new MemoryRecord(1, Number.MAX_SAFE_INTEGER, 1));
   });
 });

@@ -137,6 +137,38 @@ describe('StatisticsResourceAdaptor', () => {
     expect(seen).toEqual([counts(0, 0, 500, 1, 500, 1)]);
   });
 
+  // Found by the fuzzer (tooling/fuzz): a free the upstream refused (a double or foreign free, a
+  // deallocate callback that threw) was counted all the same, leaving currentBytes negative.
+  it('a free the upstream refuses is not counted', () => {
+    const limited = new LimitingResourceAdaptor(getCurrentDeviceResource(), '1 MiB');
+    const mr = new StatisticsResourceAdaptor(limited);
+    const ptr = mr.allocate(500);
+    mr.deallocate(ptr, 500);
+    const refused = thrown(() => mr.deallocate(ptr, 500)); // freed twice
+    expect(refused.code).toBe('ERR_RMM_LOGIC');
+    expect(thrown(() => mr.deallocate(0x1000n, 256)).code).toBe('ERR_RMM_LOGIC'); // never allocated
+    expect(mr.allocationCounts).toEqual(counts(0, 0, 500, 1, 500, 1));
+
+    const memory = getCurrentDeviceResource();
+    const boom = new Error('boom');
+    let fail = true;
+    const throwing = new StatisticsResourceAdaptor(
+      new CallbackMemoryResource(
+        (nbytes) => memory.allocate(nbytes),
+        (p, nbytes) => {
+          if (fail) throw boom;
+          memory.deallocate(p, nbytes);
+        },
+      ),
+    );
+    const held = throwing.allocate(300);
+    expect(thrown(() => throwing.deallocate(held, 300))).toBe(boom);
+    expect(throwing.allocationCounts).toEqual(counts(300, 1, 300, 1, 300, 1));
+    fail = false;
+    throwing.deallocate(held, 300);
+    expect(throwing.allocationCounts).toEqual(counts(0, 0, 300, 1, 300, 1));
+  });
+
   it('push and pop merge as RMM: peak = max(parent.value + child.peak, parent.peak)', () => {
     const a = statsMr.allocate(100);
     statsMr.pushCounters();

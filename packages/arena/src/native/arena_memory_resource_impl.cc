@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <new>
 #include <string>
 
 #include "rmmjs/format.hpp"
@@ -102,16 +103,10 @@ rmmjs_status ArenaMemoryResourceImpl::Allocate(std::size_t bytes, rmmjs_stream s
   std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
   StreamKey arena_key = kThreadArena;
   if (!GlobalArena::Handles(size)) RMMJS_TRY(ArenaKeyOf(stream, &arena_key));
-  if (char* ptr = AllocateOnce(size, arena_key)) {
-    *out = ptr;
-    return RMMJS_OK;
-  }
+  if (char* ptr = AllocateOnce(size, arena_key)) return HandOut(ptr, size, stream, out);
   // RMM: every arena gives its superblocks back to the global arena, and one more try.
   RMMJS_TRY(Defragment());
-  if (char* ptr = AllocateOnce(size, arena_key)) {
-    *out = ptr;
-    return RMMJS_OK;
-  }
+  if (char* ptr = AllocateOnce(size, arena_key)) return HandOut(ptr, size, stream, out);
   if (dump_log_on_failure_) DumpMemoryLog(size);
   return Fail(RMMJS_ERR_OUT_OF_MEMORY,
               "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): No room in arena.");
@@ -122,11 +117,38 @@ char* ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, const StreamKey& a
   return ArenaFor(arena_key, true)->Allocate(size);
 }
 
+// Remembers a block handed out: a free must name one as it was handed out (RMM's checks find a
+// block whose range is free; a pointer inside a live block, or a live block with another size,
+// would put memory still in use back among the free blocks).
+rmmjs_status ArenaMemoryResourceImpl::HandOut(char* ptr, std::size_t size, rmmjs_stream stream, void** out) {
+  try {
+    handed_out_.Insert(ptr, size);
+  } catch (const std::bad_alloc&) {
+    Release(ptr, size, stream);
+    return Fail(RMMJS_ERR_OUT_OF_MEMORY, "ArenaMemoryResource: out of host memory");
+  }
+  *out = ptr;
+  return RMMJS_OK;
+}
+
 rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t bytes, rmmjs_stream stream) {
   char* ptr = static_cast<char*>(pointer);
   if (ptr == nullptr || bytes == 0) return RMMJS_OK;  // as RMM
   if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) return AllocationNotFound(FreeResult::kNotHere);
   std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
+  std::size_t handed_out = 0;
+  if (!handed_out_.Take(ptr, &handed_out)) return AllocationNotFound(FreeResult::kNotHere);
+  // Back into the slot it just left (no allocation) when the block stays handed out.
+  if (handed_out != size) {
+    handed_out_.Insert(ptr, handed_out);
+    return AllocationNotFound(FreeResult::kNotAllocated);
+  }
+  rmmjs_status status = Release(ptr, size, stream);
+  if (status != RMMJS_OK) handed_out_.Insert(ptr, handed_out);
+  return status;
+}
+
+rmmjs_status ArenaMemoryResourceImpl::Release(char* ptr, std::size_t size, rmmjs_stream stream) {
   bool synchronized = false;
   FreeResult result = FreeResult::kNotHere;
   if (GlobalArena::Handles(size)) {

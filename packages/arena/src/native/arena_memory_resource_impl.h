@@ -17,6 +17,7 @@
 #include "arena.h"
 #include "global_arena.h"
 #include "rmmjs/abi.h"
+#include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
 #include "rmmjs/stream_key.hpp"
 
@@ -69,7 +70,12 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
   const bool dump_log_on_failure_;
   // Unique for the process's lifetime: the key of this resource's entries in the threads' caches.
   const std::uint64_t serial_;
+  // Gives a block back to where it came from (the block was handed out with this size).
+  rmmjs_status Release(char* ptr, std::size_t size, rmmjs_stream stream);
+  rmmjs_status HandOut(char* ptr, std::size_t size, rmmjs_stream stream, void** out);
+
   GlobalArena global_;
+  ShardedPointerTable<std::size_t> handed_out_;  // every block handed out: its size
   std::shared_mutex arenas_mutex_;
   std::unordered_map<std::thread::id, std::shared_ptr<Arena>> thread_arenas_;
   std::unordered_map<std::uint64_t, std::shared_ptr<Arena>> stream_arenas_;  // by stream id

@@ -43,9 +43,10 @@ inline AddonData& Data(Napi::Env env) {
 }
 
 inline bool HasTag(Napi::Env env, napi_value value, const napi_type_tag& tag) {
-  // Checking the tag of a primitive (null, a number) would leave a JavaScript exception pending.
+  // napi_check_object_type_tag converts its argument to an object: for null or undefined that
+  // leaves V8's TypeError pending, which would replace the caller's own error.
   napi_valuetype type = napi_undefined;
-  if (napi_typeof(env, value, &type) != napi_ok || (type != napi_external && type != napi_object)) return false;
+  if (napi_typeof(env, value, &type) != napi_ok || (type != napi_object && type != napi_external)) return false;
   bool result = false;
   return napi_check_object_type_tag(env, value, &tag, &result) == napi_ok && result;
 }

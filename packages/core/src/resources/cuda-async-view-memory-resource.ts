@@ -1,5 +1,5 @@
 import { DeviceMemoryResource, registerResourceClass, resourceHandle } from '../device-memory-resource.js';
-import { invalidArgType } from '../errors.js';
+import { invalidArgType, outOfRange } from '../errors.js';
 import { native } from '../native.js';
 
 /**
@@ -9,6 +9,9 @@ import { native } from '../native.js';
 export class CudaAsyncViewMemoryResource extends DeviceMemoryResource {
   constructor(poolHandle: bigint) {
     if (typeof poolHandle !== 'bigint') throw invalidArgType('poolHandle', 'of type bigint', poolHandle);
+    if (poolHandle < 0n || poolHandle >= 2n ** 64n) {
+      throw outOfRange('poolHandle', 'a 64-bit unsigned integer (0 to 2^64 - 1)', poolHandle);
+    }
     super(native.createCudaAsyncViewMemoryResource(poolHandle));
   }
 

@@ -60,6 +60,12 @@ size_t CoalescingFreeBlocks::BestFitSize(const StreamFreeList& list, size_t size
   return fit == list.by_size.end() ? 0 : fit->size;
 }
 
+bool CoalescingFreeBlocks::Overlaps(uintptr_t ptr, size_t size) const {
+  auto next = by_address_.lower_bound(ptr);  // the first free block at or after ptr
+  if (next != by_address_.end() && next->address < ptr + size) return true;
+  return next != by_address_.begin() && std::prev(next)->address + std::prev(next)->size > ptr;
+}
+
 bool CoalescingFreeBlocks::Insert(StreamFreeList& list, uintptr_t ptr, size_t size, const UpstreamBlock& upstream) {
   const uintptr_t end = ptr + size;
   auto next = by_address_.lower_bound(ptr);

@@ -100,6 +100,9 @@ class CoalescingFreeBlocks {
   // May throw std::bad_alloc, before it changes anything.
   bool Insert(StreamFreeList& list, uintptr_t ptr, size_t size, const UpstreamBlock& upstream);
 
+  // True when [ptr, ptr + size) overlaps a free block.
+  bool Overlaps(uintptr_t ptr, size_t size) const;
+
   // Moves every block of from onto to, coalescing (never allocates).
   void MoveAll(StreamFreeList& from, StreamFreeList& to, const UpstreamBlocks& upstream);
 

@@ -114,6 +114,7 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
   }
   pool_size_ += grown.size;
   *out = grown.begin;
+  Remember(grown.begin, size);
   if (grown.size > size) {
     try {
       free_blocks_.Insert(own, grown.begin + size, grown.size - size, grown);
@@ -194,6 +195,20 @@ void PoolBlocks::Release() {
     if (CoreApi()->deallocate(upstream_.get(), reinterpret_cast<void*>(block.begin), block.size, kDefaultStream) !=
         RMMJS_OK) {
       LogAt(RMMJS_LOG_ERROR, "PoolMemoryResource: returning memory upstream failed: " + LastErrorMessage());
+    }
+  }
+}
+
+void PoolBlocks::Remember(uintptr_t ptr, size_t size) noexcept {
+  if (!remembering_) return;
+  try {
+    handed_out_.Insert(ptr, size);
+  } catch (const std::bad_alloc&) {
+    remembering_ = false;
+    handed_out_ = PointerTable<size_t>();
+    try {
+      LogAt(RMMJS_LOG_ERROR, "PoolMemoryResource: out of host memory: frees are no longer checked");
+    } catch (...) {  // no memory for the message either
     }
   }
 }

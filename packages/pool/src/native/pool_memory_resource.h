@@ -13,6 +13,7 @@
 #include "coalescing_free_blocks.h"
 #include "rmmjs/abi.h"
 #include "rmmjs/format.hpp"
+#include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
 #include "rmmjs/stream_ordered_resource.hpp"
 
@@ -43,7 +44,11 @@ class PoolBlocks {
     *size = AlignUp(bytes, kAlignment);
     return RMMJS_OK;
   }
-  uintptr_t Take(FreeList& list, size_t size) { return free_blocks_.TakeBestFit(list, size); }
+  uintptr_t Take(FreeList& list, size_t size) {
+    const uintptr_t ptr = free_blocks_.TakeBestFit(list, size);
+    if (ptr != 0) Remember(ptr, size);
+    return ptr;
+  }
   size_t Fit(const FreeList& list, size_t size) const { return pool::CoalescingFreeBlocks::BestFitSize(list, size); }
   bool Empty(const FreeList& list) const { return list.empty(); }
   size_t FreeBytes(const FreeList& list) const { return list.free_bytes; }
@@ -54,9 +59,20 @@ class PoolBlocks {
     if (upstream == nullptr || size == 0 || (ptr - upstream->begin) % kAlignment != 0 || size > upstream->end() - ptr) {
       return NotHandedOut(ptr, bytes, "not memory this pool handed out");
     }
-    if (!free_blocks_.Insert(list, ptr, size, *upstream)) {
-      return NotHandedOut(ptr, bytes, "the range is already free (freed twice, or the wrong size)");
+    if (remembering_) {
+      // Only a block as it was handed out: a pointer inside one, or another size, would put memory
+      // still in use on a free list (and hand it out twice).
+      size_t handed_out = 0;
+      if (!handed_out_.Take(ptr, &handed_out)) {
+        return NotHandedOut(ptr, bytes,
+                            free_blocks_.Overlaps(ptr, size) ? kAlreadyFree : "not memory this pool handed out");
+      }
+      if (handed_out != size) {
+        handed_out_.Insert(ptr, handed_out);  // back into the slot it just left: no allocation
+        return NotHandedOut(ptr, bytes, kAlreadyFree);
+      }
     }
+    if (!free_blocks_.Insert(list, ptr, size, *upstream)) return NotHandedOut(ptr, bytes, kAlreadyFree);
     return RMMJS_OK;
   }
   rmmjs_status Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out);
@@ -72,8 +88,12 @@ class PoolBlocks {
   [[gnu::cold]] static rmmjs_status Exceeded(size_t size, const std::string& reason);
   [[gnu::cold]] static rmmjs_status GrowthFailed(rmmjs_stream stream, size_t size, const std::string& reason);
   [[gnu::cold]] static rmmjs_status NotHandedOut(uintptr_t ptr, size_t bytes, const char* why);
+  // Records a block handed out (under the lock). Out of host memory for the table, the pool stops
+  // checking frees against it rather than failing an allocation that has its memory.
+  void Remember(uintptr_t ptr, size_t size) noexcept;
 
   static constexpr size_t kAlignment = RMMJS_ALLOCATION_ALIGNMENT;
+  static constexpr const char* kAlreadyFree = "the range is already free (freed twice, or the wrong size)";
 
   ResourceRef upstream_;
   size_t initial_pool_size_;
@@ -83,6 +103,8 @@ class PoolBlocks {
   size_t growing_ = 0;    // bytes being requested from upstream right now (outside the lock)
   pool::UpstreamBlocks upstream_blocks_;
   pool::CoalescingFreeBlocks free_blocks_;
+  PointerTable<size_t> handed_out_;  // every block handed out, by address: its size
+  bool remembering_ = true;
 };
 
 using PoolMemoryResource = StreamOrderedResource<PoolBlocks>;

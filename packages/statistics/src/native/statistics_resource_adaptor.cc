@@ -12,7 +12,9 @@ rmmjs_status StatisticsResourceAdaptor::Allocate(size_t bytes, rmmjs_stream stre
 
 rmmjs_status StatisticsResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
   CountFree(bytes);
-  return CoreApi()->deallocate(upstream_.get(), ptr, bytes, stream);
+  rmmjs_status status = CoreApi()->deallocate(upstream_.get(), ptr, bytes, stream);
+  if (status != RMMJS_OK) UncountFree(bytes);  // the memory is still handed out (or was never ours)
+  return status;
 }
 
 void StatisticsResourceAdaptor::CountAllocation(size_t bytes) {
@@ -27,6 +29,13 @@ void StatisticsResourceAdaptor::CountFree(size_t bytes) {
   Counters& top = stack_.back();
   top.bytes.Subtract(static_cast<int64_t>(bytes));
   top.allocations.Subtract(1);
+}
+
+void StatisticsResourceAdaptor::UncountFree(size_t bytes) {
+  std::lock_guard<SpinLock> lock(lock_);
+  Counters& top = stack_.back();
+  top.bytes.value += static_cast<int64_t>(bytes);
+  top.allocations.value += 1;
 }
 
 StatisticsResourceAdaptor::Counters StatisticsResourceAdaptor::Top() const {

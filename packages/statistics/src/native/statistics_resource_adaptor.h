@@ -47,7 +47,8 @@ class StatisticsResourceAdaptor {
   explicit StatisticsResourceAdaptor(ResourceRef upstream) : upstream_(std::move(upstream)), stack_(1) {}
 
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out);
-  // Counted before the upstream frees the memory.
+  // Counted before the upstream frees the memory (so the counts never exceed what is handed out),
+  // and counted back when the upstream refuses.
   rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream);
   rmmjs_resource* Upstream() const { return upstream_.get(); }
 
@@ -64,6 +65,8 @@ class StatisticsResourceAdaptor {
   rmmjs_status Pop(Counters* popped);
 
  private:
+  void UncountFree(size_t bytes);
+
   ResourceRef upstream_;
   mutable SpinLock lock_;        // a few additions per call: never held across the upstream
   std::vector<Counters> stack_;  // never empty

@@ -1,0 +1,249 @@
+// A model of the counters of limiting, tracking and statistics adaptors. An allocation through a
+// resource reaches every adaptor down its chain of pass-through adaptors with the same size, so
+// the model knows their counters exactly, until a suballocator (pool, arena, binning, fixed-size)
+// takes memory from the chain in blocks of its own: from then on only the end (0 once everything
+// is freed) is checked.
+import { FuzzFailure } from './oracle.js';
+
+const passThrough = new Set([
+  'LimitingResourceAdaptor',
+  'TrackingResourceAdaptor',
+  'StatisticsResourceAdaptor',
+  'PrefetchResourceAdaptor',
+  'LoggingResourceAdaptor',
+  'FailureCallbackResourceAdaptor',
+]);
+const suballocators = new Set([
+  'PoolMemoryResource',
+  'ArenaMemoryResource',
+  'FixedSizeMemoryResource',
+  'BinningMemoryResource',
+]);
+
+const zeroPair = () => ({ currentBytes: 0, currentCount: 0, peakBytes: 0, peakCount: 0, totalBytes: 0, totalCount: 0 });
+const align256 = (n) => Math.ceil(n / 256) * 256;
+
+export class CountingModel {
+  constructor(world) {
+    this.world = world;
+    this.nodes = new Map(); // native address -> node
+  }
+
+  /** A resource the commands made (`upstream`: the resource it was made over). */
+  created(entry, mr, upstream, kind = mr.constructor.name) {
+    // A new native resource may have the address of one that is gone: its node is replaced.
+    if (entry.address === undefined) return;
+    const upstreamAddress = upstream === undefined ? undefined : this.world.resourceEntry(upstream)?.address;
+    const node = {
+      kind,
+      upstream: upstreamAddress,
+      exact: true,
+      extra: [],
+      bytes: 0,
+      count: 0,
+      stack: [zeroPair()],
+    };
+    this.nodes.set(entry.address, node);
+    if (suballocators.has(kind) && upstreamAddress !== undefined) this.inexact(upstreamAddress);
+  }
+
+  /** A wrapper a package made: a known native resource, or one whose history is unknown. */
+  adopted(entry, mr) {
+    const kind = mr.constructor.name;
+    if (entry.address === undefined || this.nodes.get(entry.address)?.kind === kind) return;
+    // Its own counters have an unknown history; what it passes on to its upstream is known.
+    const node = { kind, exact: false, unknownUpstream: false, extra: [], stack: [zeroPair()], stackUnknown: true };
+    this.nodes.set(entry.address, node);
+    if (mr instanceof this.world.P.core.UpstreamResourceAdaptor) {
+      try {
+        node.upstream = this.world.resourceEntry(mr.upstreamMr)?.address;
+      } catch {
+        // a disposed wrapper
+      }
+      node.unknownUpstream = node.upstream === undefined;
+      if (suballocators.has(kind) && node.upstream !== undefined) this.inexact(node.upstream);
+    }
+  }
+
+  /** `bin` now serves some of the allocations of the binning resource at `address`. */
+  addedBin(address, bin) {
+    const binAddress = this.world.resourceEntry(bin)?.address;
+    this.nodes.get(address)?.extra.push(binAddress);
+    if (binAddress !== undefined) this.inexact(binAddress);
+  }
+
+  /**
+   * Whether an allocation through `address` may run JavaScript (a CallbackMemoryResource or a
+   * failure callback below it), which may do anything, so the call may fail in any documented way.
+   */
+  reachesJs(address) {
+    const seen = new Set();
+    const todo = [address];
+    while (todo.length > 0) {
+      const a = todo.pop();
+      if (a === undefined || seen.has(a)) continue;
+      seen.add(a);
+      const node = this.nodes.get(a);
+      if (node === undefined || node.unknownUpstream) return this.world.madeJsResources;
+      if (node.kind === 'CallbackMemoryResource' || node.kind === 'FailureCallbackResourceAdaptor') return true;
+      todo.push(node.upstream, ...node.extra);
+    }
+    return false;
+  }
+
+  /** Counters below `address` can no longer be predicted. */
+  inexact(address) {
+    for (const node of this.#chain(address)) node.exact = false;
+  }
+
+  /** The buffer's resource chain is no longer predictable (JavaScript moved it mid-operation). */
+  unknownBuffer(buf) {
+    const entry = this.world.bufferEntry(buf);
+    if (entry?.address !== undefined) this.inexact(entry.address);
+  }
+
+  *#chain(address) {
+    const seen = new Set();
+    for (let a = address; a !== undefined && !seen.has(a);) {
+      seen.add(a);
+      const node = this.nodes.get(a);
+      if (node === undefined) return;
+      yield node;
+      a = passThrough.has(node.kind) ? node.upstream : undefined;
+    }
+  }
+
+  /** `nbytes` were allocated through the resource at `address`. */
+  allocated(address, nbytes, mr) {
+    if (address === undefined) return;
+    if (nbytes === 0) {
+      // Core never asks a resource for 0 bytes; the statistics adaptor's own allocate(0) counts one.
+      const node = this.nodes.get(address);
+      if (mr !== undefined && node?.kind === 'StatisticsResourceAdaptor' && mr.constructor.name === node.kind) {
+        add(node.stack.at(-1), 0);
+      }
+      return;
+    }
+    for (const node of this.#chain(address)) {
+      node.bytes += node.kind === 'LimitingResourceAdaptor' ? align256(nbytes) : nbytes;
+      node.count += 1;
+      add(node.stack.at(-1), nbytes);
+    }
+  }
+
+  /** `nbytes` at a non-null pointer were freed through the resource at `address`. */
+  deallocated(address, nbytes) {
+    if (address === undefined || nbytes === 0) return;
+    for (const node of this.#chain(address)) {
+      node.bytes -= node.kind === 'LimitingResourceAdaptor' ? align256(nbytes) : nbytes;
+      node.count -= 1;
+      const top = node.stack.at(-1);
+      top.currentBytes -= nbytes;
+      top.currentCount -= 1;
+    }
+  }
+
+  /** A statistics adaptor's deallocate(0n, nbytes): counted as a free (as RMM does). */
+  statisticsNullFree(address, nbytes) {
+    const node = this.nodes.get(address);
+    if (node === undefined) return;
+    const top = node.stack.at(-1);
+    top.currentBytes -= nbytes;
+    top.currentCount -= 1;
+  }
+
+  push(address) {
+    const node = this.nodes.get(address);
+    // An async copy in flight counts its allocation or free when it ends, into whichever pair is on top then.
+    if (this.world.pending.size > 0) node.exact = false;
+    const top = { ...node.stack.at(-1) };
+    node.stack.push(zeroPair());
+    return top;
+  }
+
+  /** The pair popped, or undefined when only one is left (the call must be ERR_OUT_OF_RANGE). */
+  pop(address) {
+    const node = this.nodes.get(address);
+    if (this.world.pending.size > 0) node.exact = false;
+    if (node.stack.length < 2) return undefined;
+    const top = node.stack.pop();
+    const below = node.stack.at(-1);
+    below.peakBytes = Math.max(below.peakBytes, below.currentBytes + top.peakBytes);
+    below.peakCount = Math.max(below.peakCount, below.currentCount + top.peakCount);
+    below.currentBytes += top.currentBytes;
+    below.currentCount += top.currentCount;
+    below.totalBytes += top.totalBytes;
+    below.totalCount += top.totalCount;
+    return top;
+  }
+
+  /** Scopes pushed and popped the stack of the adaptor at `address`: its depth and counts are unknown. */
+  unknownStack(address) {
+    const node = this.nodes.get(address);
+    if (node === undefined) return;
+    node.exact = false;
+    node.stackUnknown = true;
+  }
+
+  stackKnown(address) {
+    const node = this.nodes.get(address);
+    return node !== undefined && !node.stackUnknown && !node.unknownUpstream;
+  }
+
+  stackDepth(address) {
+    return this.nodes.get(address)?.stack.length;
+  }
+
+  /** Whether the adaptor's counters are known now (not while async copies that allocate are in flight). */
+  isExact(address) {
+    return this.nodes.get(address)?.exact === true && this.world.pending.size === 0;
+  }
+
+  topPair(address) {
+    return this.nodes.get(address)?.stack.at(-1);
+  }
+
+  /** Compares every predictable counter with the adaptor's own. */
+  checkAll(when) {
+    for (const [address, node] of this.nodes) {
+      if (!node.exact) continue;
+      const entry = this.world.resources.find((e) => e.address === address && !e.disposed);
+      if (entry === undefined) continue;
+      const mr = entry.mr;
+      const fail = (what, actual, expected) => {
+        throw new FuzzFailure(`${when}: ${node.kind}.${what} is ${actual}, the model counted ${expected}`);
+      };
+      switch (node.kind) {
+        case 'LimitingResourceAdaptor': {
+          const bytes = mr.getAllocatedBytes();
+          if (bytes !== node.bytes) fail('getAllocatedBytes()', bytes, node.bytes);
+          break;
+        }
+        case 'TrackingResourceAdaptor': {
+          const bytes = mr.getAllocatedBytes();
+          if (bytes !== node.bytes) fail('getAllocatedBytes()', bytes, node.bytes);
+          const count = mr.getOutstandingAllocationCount();
+          if (count !== node.count) fail('getOutstandingAllocationCount()', count, node.count);
+          break;
+        }
+        case 'StatisticsResourceAdaptor': {
+          const actual = mr.allocationCounts;
+          const expected = node.stack.at(-1);
+          for (const key of Object.keys(expected)) {
+            if (actual[key] !== expected[key]) fail(`allocationCounts.${key}`, actual[key], expected[key]);
+          }
+          break;
+        }
+      }
+    }
+  }
+}
+
+function add(pair, nbytes) {
+  pair.currentBytes += nbytes;
+  pair.currentCount += 1;
+  pair.totalBytes += nbytes;
+  pair.totalCount += 1;
+  pair.peakBytes = Math.max(pair.peakBytes, pair.currentBytes);
+  pair.peakCount = Math.max(pair.peakCount, pair.currentCount);
+}

@@ -1,0 +1,497 @@
+// DeviceBuffer: construction, every method and getter, the async copies, with a model of the
+// bytes each buffer holds.
+import { types } from 'node:util';
+import fc from 'fast-check';
+import { HostileError, bytesOf } from '../hostile.js';
+import {
+  Call,
+  FuzzFailure,
+  buffer,
+  hostBytes,
+  hostLength,
+  integer,
+  options,
+  resource,
+  size,
+  stream,
+} from '../params.js';
+import * as V from '../values.js';
+import { knownBytes, unknownBytes } from '../world.js';
+
+const core = '@rmmjs/core';
+const DB = `${core}:DeviceBuffer`;
+
+/** Kinds an operation that allocates or frees through the buffer's resource may fail with. */
+function allocating(call, address) {
+  call.allow('oom');
+  if (call.world.counting.reachesJs(address))
+    call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'wrongThread', 'cuda');
+}
+
+/** The resource `options.mr` stands for (the current device resource when omitted). */
+function targetResource(world, mr) {
+  return mr !== undefined ? world.resourceEntry(mr) : world.resourceEntry(world.P.core.getCurrentDeviceResource());
+}
+
+// A receiver: one of the world's buffers (freed ones included: they must say ERR_RMM_DISPOSED).
+function receiver(world, descriptor) {
+  const call = new Call(world, '');
+  const { value, entry } = buffer(call, descriptor);
+  return entry === undefined ? undefined : { buf: value, entry };
+}
+
+function method(name, args, run, covers = [`${DB}#${name}`]) {
+  return {
+    name: `DeviceBuffer#${name}`,
+    covers,
+    args: fc.tuple(V.buffer, ...args),
+    run(world, [self, ...rest]) {
+      const target = receiver(world, self);
+      if (target === undefined) return undefined;
+      const call = new Call(world, `DeviceBuffer#${name}`);
+      if (target.entry.freed) call.invalid('disposed');
+      return run(world, call, target, ...rest);
+    },
+  };
+}
+
+// A foreign CUDA array: a buffer's own interface (valid), a view of part of it, or malformed.
+const caiVariants = [
+  'own',
+  'dunder',
+  'typedF4',
+  'zeroShape',
+  'scalar',
+  'badData',
+  'nullPointer',
+  'negativePointer',
+  'fractionalPointer',
+  'negativeShape',
+  'twoDimensional',
+  'strided',
+  'badTypestr',
+  'hugeShape',
+  'caiThrows',
+  'caiNull',
+];
+const caiArbitrary = fc.record({ cai: fc.constantFrom(...caiVariants), i: fc.nat() });
+
+function makeCai(world, call, { cai, i }) {
+  const source = world.buffers.filter((e) => !e.freed)[i % Math.max(1, world.buffers.filter((e) => !e.freed).length)];
+  const ptr = source?.buf.ptr ?? 0n;
+  const n = source?.expected.length ?? 0;
+  const plain = (shape, typestr = '|u1', extra = {}) => ({
+    cudaArrayInterface: { data: [ptr, false], shape, strides: null, typestr, version: 3, ...extra },
+  });
+  const valid = (value, bytes) => ({ value, source, bytes });
+  switch (cai) {
+    case 'own':
+      if (source === undefined) {
+        call.invalid('type');
+        return { value: {} };
+      }
+      return valid({ cudaArrayInterface: source.buf.cudaArrayInterface }, n);
+    case 'dunder':
+      return valid({ __cuda_array_interface__: plain([n]).cudaArrayInterface }, n);
+    case 'typedF4':
+      return valid(plain([Math.floor(n / 4)], '<f4'), Math.floor(n / 4) * 4);
+    case 'zeroShape':
+      return valid(plain([0]), 0);
+    case 'scalar':
+      return n >= 1 ? valid(plain([]), 1) : valid(plain([0]), 0);
+    case 'badData':
+      call.invalid('value');
+      return { value: { cudaArrayInterface: { data: 'x', shape: [n], typestr: '|u1', version: 3 } } };
+    case 'nullPointer':
+      call.invalid('value');
+      return { value: { cudaArrayInterface: { data: [0n, false], shape: [16], typestr: '|u1', version: 3 } } };
+    case 'negativePointer':
+      call.invalid('value');
+      return { value: { cudaArrayInterface: { data: [-256, false], shape: [1], typestr: '|u1', version: 3 } } };
+    case 'fractionalPointer':
+      call.invalid('value');
+      return { value: { cudaArrayInterface: { data: [256.5, false], shape: [1], typestr: '|u1', version: 3 } } };
+    case 'negativeShape':
+      call.invalid('value');
+      return { value: plain([-1]) };
+    case 'twoDimensional':
+      call.invalid('value');
+      return { value: plain([1, 1]) };
+    case 'strided':
+      call.invalid('value');
+      return { value: plain([1], '|u1', { strides: [2] }) };
+    case 'badTypestr':
+      call.invalid('value');
+      return { value: plain([1], 'u1') };
+    case 'hugeShape':
+      // Either not a size, or too large for any buffer here: never copied.
+      call.invalid('value');
+      return { value: plain([2 ** 52], '<f8') };
+    case 'caiThrows':
+      call.flags.throws = true;
+      call.invalid('type');
+      return {
+        value: {
+          get cudaArrayInterface() {
+            throw new HostileError('cudaArrayInterface getter');
+          },
+        },
+      };
+    case 'caiNull':
+      call.invalid('type');
+      return { value: { cudaArrayInterface: null } };
+  }
+  throw new Error(cai);
+}
+
+function checkCopyToHost(world, entry, out, version, what) {
+  if (entry.version !== version || entry.freed) return;
+  const bytes = bytesOf(out);
+  world.checkBytes(entry, bytes.subarray(0, entry.expected.length), what);
+}
+
+export default function deviceBufferModels() {
+  return [
+    {
+      name: 'new DeviceBuffer',
+      covers: [`${DB}.new`],
+      args: fc.tuple(
+        V.options({ size: V.size, data: V.host, stream: V.stream, mr: V.resource }),
+        fc.constantFrom(0, 1),
+      ),
+      run(world, [descriptor]) {
+        const call = new Call(world, 'new DeviceBuffer');
+        let value = call.value(descriptor);
+        let nbytes = 0;
+        let data;
+        let mrEntry;
+        if (options(call, value) && 'o' in descriptor) {
+          const o = descriptor.o;
+          value = {};
+          let length;
+          if (o.data !== undefined) {
+            value.data = call.value(o.data);
+            if (value.data !== undefined) {
+              length = hostBytes(call, value.data);
+              data = bytesOf(value.data);
+            }
+          }
+          if (o.size !== undefined) {
+            value.size = call.value(o.size);
+            if (value.size !== undefined) size(call, value.size);
+          }
+          nbytes = value.size ?? length ?? 0;
+          if (length !== undefined && typeof nbytes === 'number' && nbytes > length) call.invalid('value');
+          if (o.stream !== undefined) value.stream = stream(call, o.stream).value;
+          if (o.mr !== undefined && !('lit' in o.mr && o.mr.lit === undefined)) {
+            const mr = resource(call, o.mr);
+            value.mr = mr.value;
+            mrEntry = mr.entry;
+          }
+        }
+        mrEntry ??= targetResource(world, 'o' in descriptor ? value.mr : undefined);
+        allocating(call, mrEntry?.address);
+        const result = call.run(() => new world.P.core.DeviceBuffer(value));
+        if (result.ok) {
+          const buf = result.value;
+          const expected = data === undefined ? unknownBytes(buf.size) : knownBytes(data.subarray(0, buf.size));
+          // (A hostile options object may have a size of its own: a Map's is its entry count.)
+          if ('o' in descriptor && buf.size !== nbytes)
+            throw new FuzzFailure(`new DeviceBuffer: size ${buf.size}, expected ${nbytes}`);
+          world.addBuffer(buf, expected);
+        }
+      },
+    },
+    {
+      name: 'DeviceBuffer.toDevice',
+      covers: [`${DB}.toDevice`],
+      args: fc.tuple(V.host, V.stream),
+      run(world, [bytesDescriptor, streamDescriptor]) {
+        const call = new Call(world, 'DeviceBuffer.toDevice');
+        const bytes = call.value(bytesDescriptor);
+        hostBytes(call, bytes);
+        const s = stream(call, streamDescriptor).value;
+        const data = bytesOf(bytes);
+        allocating(call, targetResource(world)?.address);
+        const result = call.run(() => world.P.core.DeviceBuffer.toDevice(bytes, s));
+        if (result.ok) world.addBuffer(result.value, knownBytes(data));
+      },
+    },
+    {
+      name: 'DeviceBuffer.toDeviceAsync',
+      covers: [`${DB}.toDeviceAsync`],
+      args: fc.tuple(V.host, V.stream),
+      run(world, [bytesDescriptor, streamDescriptor]) {
+        const call = new Call(world, 'DeviceBuffer.toDeviceAsync');
+        const bytes = call.value(bytesDescriptor);
+        hostBytes(call, bytes);
+        const s = stream(call, streamDescriptor).value;
+        const data = bytesOf(bytes);
+        allocating(call, targetResource(world)?.address);
+        call.allow('value'); // the bytes detached or shrunk during the copy
+        if (hostLength(bytes) !== undefined) world.inflightHosts.push(bytes);
+        world.track(
+          call
+            .runAsync(() => world.P.core.DeviceBuffer.toDeviceAsync(bytes, s))
+            .then((result) => {
+              if (result.ok) world.addBuffer(result.value, knownBytes(data)).hostMayHaveChanged = bytes;
+            }),
+        );
+      },
+    },
+    method(
+      'getters',
+      [fc.constant(0)],
+      (world, call, { buf, entry }) => {
+        const result = call.run(() => [buf.size, buf.nbytes, buf.ptr, buf.capacity(), buf.device]);
+        if (result.ok) {
+          const [sizeValue, nbytes, ptr, capacity] = result.value;
+          const n = entry.expected.length;
+          if (sizeValue !== n || nbytes !== n)
+            throw new FuzzFailure(`DeviceBuffer size ${sizeValue}/${nbytes}, the model has ${n}`);
+          if (typeof ptr !== 'bigint' || capacity > 0 !== (ptr !== 0n)) {
+            throw new FuzzFailure(`DeviceBuffer ptr ${ptr} with capacity ${capacity}`);
+          }
+          if (capacity !== entry.capacity) {
+            throw new FuzzFailure(`DeviceBuffer capacity() is ${capacity}, the model has ${entry.capacity}`);
+          }
+        }
+        const mr = call.run(() => buf.mr);
+        if (mr.ok && world.resourceEntry(mr.value)?.address !== entry.address) {
+          throw new FuzzFailure('DeviceBuffer.mr is not the resource the buffer was allocated from');
+        }
+        const cai = call.run(() => buf.cudaArrayInterface);
+        if (cai.ok && (cai.value.shape[0] !== entry.expected.length || cai.value.typestr !== '|u1')) {
+          throw new FuzzFailure(
+            `cudaArrayInterface ${JSON.stringify(cai.value.shape)} for ${entry.expected.length} bytes`,
+          );
+        }
+        const always = new Call(world, 'DeviceBuffer freed/stream/toString');
+        always.run(() => {
+          if (buf.freed !== entry.freed) throw new FuzzFailure(`DeviceBuffer.freed is ${buf.freed}`);
+          if (!(buf.stream instanceof world.P.core.Stream))
+            throw new FuzzFailure('DeviceBuffer.stream is not a Stream');
+          return String(buf);
+        });
+      },
+      [
+        `${DB}#size`,
+        `${DB}#nbytes`,
+        `${DB}#ptr`,
+        `${DB}#capacity`,
+        `${DB}#device`,
+        `${DB}#mr`,
+        `${DB}#cudaArrayInterface`,
+        `${DB}#freed`,
+        `${DB}#stream`,
+        `${DB}#toString`,
+      ],
+    ),
+    method('copy', [fc.constant(0)], (world, call, { buf, entry }) => {
+      allocating(call, entry.address);
+      const result = call.run(() => buf.copy());
+      if (result.ok) world.addBuffer(result.value, Int16Array.from(entry.expected));
+    }),
+    method(
+      'copyFromDevice',
+      [fc.oneof(V.buffer, caiArbitrary, caiArbitrary), V.stream],
+      (world, call, { buf, entry }, src, s) => {
+        let source;
+        let value;
+        let nbytes;
+        if ('cai' in src) {
+          const made = makeCai(world, call, src);
+          value = made.value;
+          source = made.source;
+          nbytes = made.bytes;
+        } else {
+          const arg = buffer(call, src);
+          value = arg.value;
+          source = arg.entry;
+          nbytes = source?.expected.length;
+        }
+        const streamValue = stream(call, s).value;
+        if (nbytes !== undefined && nbytes > entry.expected.length) call.invalid('value');
+        const bytes = source?.expected.slice(0, nbytes ?? 0);
+        const result = call.run(() => buf.copyFromDevice(value, streamValue));
+        if (result.ok && bytes !== undefined) {
+          entry.version++;
+          entry.expected.set(bytes, 0);
+        }
+      },
+    ),
+    method('copyFromHost', [V.host, V.stream], (world, call, { buf, entry }, b, s) => {
+      const bytes = call.value(b);
+      const length = hostBytes(call, bytes);
+      const streamValue = stream(call, s).value;
+      if (length !== undefined && length > entry.expected.length) call.invalid('value');
+      const data = bytesOf(bytes);
+      if (call.run(() => buf.copyFromHost(bytes, streamValue)).ok) entry.write(0, data);
+    }),
+    method(
+      'copyToHost',
+      [fc.oneof(fc.constant({ lit: undefined }), V.host), V.stream],
+      (world, call, { buf, entry }, t, s) => {
+        const target = call.value(t);
+        // null is no target, as Python's None (a new Uint8Array)
+        const length = target === undefined || target === null ? undefined : hostBytes(call, target);
+        const streamValue = stream(call, s).value;
+        if (length !== undefined && length < entry.expected.length) call.invalid('value');
+        const version = entry.version;
+        const result = call.run(() => buf.copyToHost(target, streamValue));
+        if (!result.ok) return;
+        if (target != null && result.value !== target) throw new FuzzFailure('copyToHost did not return its target');
+        checkCopyToHost(world, entry, result.value, version, 'copyToHost');
+      },
+    ),
+    method('toBytes', [V.stream], (world, call, { buf, entry }, s) => {
+      const streamValue = stream(call, s).value;
+      const result = call.run(() => buf.toBytes(streamValue));
+      if (result.ok) world.checkBytes(entry, result.value, 'toBytes');
+    }),
+    method(
+      'copyToHostAsync',
+      [fc.oneof(fc.constant({ lit: undefined }), V.host), V.stream],
+      (world, call, { buf, entry }, t, s) => {
+        const target = call.value(t);
+        // null is no target, as Python's None (a new Uint8Array)
+        const length = target === undefined || target === null ? undefined : hostBytes(call, target);
+        const streamValue = stream(call, s).value;
+        if (length !== undefined && length < entry.expected.length) call.invalid('value');
+        // A target detached or shrunk by a later command rejects with ERR_INVALID_ARG_VALUE.
+        call.allow('value');
+        if (hostLength(target) !== undefined) world.inflightHosts.push(target);
+        const version = entry.version;
+        entry.inflight++;
+        world.track(
+          call
+            .runAsync(() => buf.copyToHostAsync(target, streamValue))
+            .then((result) => {
+              entry.inflight--;
+              if (!result.ok) return;
+              if (target != null && result.value !== target)
+                throw new FuzzFailure('copyToHostAsync did not resolve to its target');
+              checkCopyToHost(world, entry, result.value, version, 'copyToHostAsync');
+            }),
+        );
+      },
+    ),
+    method('copyFromHostAsync', [V.host, V.stream], (world, call, { buf, entry }, b, s) => {
+      const bytes = call.value(b);
+      const length = hostBytes(call, bytes);
+      const streamValue = stream(call, s).value;
+      if (length !== undefined && length > entry.expected.length) call.invalid('value');
+      call.allow('value'); // the source detached or shrunk meanwhile
+      const data = bytesOf(bytes);
+      if (hostLength(bytes) !== undefined) world.inflightHosts.push(bytes);
+      const inFlight = length ?? 0;
+      if (call.required.size === 0) entry.forget(0, Math.min(inFlight, entry.expected.length));
+      entry.inflight++;
+      world.track(
+        call
+          .runAsync(() => buf.copyFromHostAsync(bytes, streamValue))
+          .then((result) => {
+            entry.inflight--;
+            // Unknown if the host bytes changed meanwhile, or if another copy raced with this one.
+            if (result.ok && bytesOf(bytes)?.length === data.length && !entry.freed) {
+              const now = bytesOf(bytes);
+              if (now.every((x, i) => x === data[i])) entry.write(0, data);
+            }
+          }),
+      );
+    }),
+    method(
+      'prefetch',
+      [fc.oneof(fc.constant({ lit: undefined }), V.device, fc.constant({ lit: -1 })), V.stream],
+      (world, call, { buf }, d, s) => {
+        const device = call.value(d);
+        if (device !== undefined) integer(call, device, -1, 2 ** 31 - 1);
+        const streamValue = stream(call, s).value;
+        if (typeof device === 'number' && device >= Math.max(1, world.devices)) call.allow('cuda', 'range', 'value');
+        call.run(() => buf.prefetch(device, streamValue));
+      },
+    ),
+    method('reserve', [V.size, V.stream], (world, call, { buf, entry }, n, s) => {
+      if (entry.inflight > 0) call.allow('logic'); // moving a buffer with a copy in flight is refused
+      const newCapacity = call.value(n);
+      size(call, newCapacity);
+      const streamValue = stream(call, s).value;
+      allocating(call, entry.address);
+      const before = entry.capacity;
+      if (call.run(() => buf.reserve(newCapacity, streamValue)).ok && newCapacity > before) {
+        world.counting.allocated(entry.address, newCapacity);
+        world.counting.deallocated(entry.address, before);
+        entry.capacity = newCapacity;
+      }
+    }),
+    method('resize', [V.size, V.stream], (world, call, { buf, entry }, n, s) => {
+      if (entry.inflight > 0) call.allow('logic'); // moving a buffer with a copy in flight is refused
+      const newSize = call.value(n);
+      size(call, newSize);
+      const streamValue = stream(call, s).value;
+      allocating(call, entry.address);
+      const before = entry.capacity;
+      if (call.run(() => buf.resize(newSize, streamValue)).ok) {
+        if (newSize > before) {
+          world.counting.allocated(entry.address, newSize);
+          world.counting.deallocated(entry.address, before);
+          entry.capacity = newSize;
+        }
+        entry.resize(newSize);
+      }
+    }),
+    method(
+      'free',
+      [fc.boolean()],
+      (world, call, { buf, entry }, viaDispose) => {
+        if (viaDispose && entry.freed) call.required.delete('disposed'); // [Symbol.dispose]() after free() is a no-op
+        if (entry.address !== undefined && world.counting.reachesJs(entry.address)) allocating(call, entry.address);
+        const result = call.run(() => (viaDispose ? buf[Symbol.dispose]() : buf.free()));
+        if (entry.freed) return;
+        if (result.ok) {
+          entry.freed = true;
+          // With a copy in flight the memory goes back when the copy ends.
+          if (entry.inflight > 0) world.counting.inexact(entry.address);
+          else world.counting.deallocated(entry.address, entry.capacity);
+        } else if (result.kind === 'logic') {
+          entry.freed = true; // the resource said the memory is not its own: freed all the same
+          world.counting.inexact(entry.address);
+        } else if (buf.freed) {
+          entry.freed = true;
+          world.counting.inexact(entry.address);
+        }
+      },
+      [`${DB}#free`, `${DB}#[Symbol.dispose]`],
+    ),
+    {
+      name: 'detach or shrink the host memory of a copy in flight',
+      covers: [],
+      args: fc.tuple(fc.nat(), fc.boolean()),
+      run(world, [i, detach]) {
+        const host = world.inflightHosts[i % Math.max(1, world.inflightHosts.length)];
+        if (host === undefined) return;
+        const memory = types.isArrayBuffer(host) ? host : host.buffer;
+        if (types.isArrayBuffer(memory) && memory.byteLength > 0) {
+          if (detach) structuredClone(memory, { transfer: [memory] });
+          else if (memory.resizable) memory.resize(0);
+        }
+      },
+    },
+    {
+      name: 'turn the event loop',
+      covers: [],
+      args: fc.constant(0),
+      async run() {
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+    },
+    {
+      name: 'settle every promise',
+      covers: [],
+      args: fc.constant(0),
+      async run(world) {
+        await Promise.allSettled([...world.pending]);
+      },
+    },
+  ];
+}

@@ -1,0 +1,77 @@
+// @rmmjs/logging's functions: the debug logger's levels and enableLogging for every device.
+import fc from 'fast-check';
+import { Call, FuzzFailure, string } from '../params.js';
+import * as V from '../values.js';
+
+const pkg = '@rmmjs/logging';
+const levels = ['setLoggingLevel', 'setFlushLevel', 'shouldLog'];
+
+function level(call, value) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 6) call.invalid('type');
+  return value;
+}
+
+function perDevice(world) {
+  return Array.from({ length: world.devices }, (_, device) => world.P.core.getPerDeviceResource(device));
+}
+
+export default function loggingModels() {
+  return [
+    {
+      name: 'logger levels',
+      covers: [...levels, 'getLoggingLevel', 'getFlushLevel', 'flushLogger', 'LevelEnum', 'LoggingLevel'].map(
+        (f) => `${pkg}:${f}`,
+      ),
+      args: fc.tuple(fc.constantFrom(...levels), V.integerAmong(0, 1, 2, 3, 4, 5, 6, 7, -1, 2.5)),
+      run(world, [f, l]) {
+        const { logging } = world.P;
+        const call = new Call(world, `logging.${f}`);
+        const value = level(call, call.value(l));
+        const result = call.run(() => logging[f](value));
+        if (!result.ok) return;
+        if (f === 'setLoggingLevel' && logging.getLoggingLevel() !== value) throw new FuzzFailure('getLoggingLevel()');
+        if (f === 'setFlushLevel' && logging.getFlushLevel() !== value) throw new FuzzFailure('getFlushLevel()');
+        if (f === 'shouldLog' && result.value !== value >= logging.getLoggingLevel())
+          throw new FuzzFailure('shouldLog()');
+        logging.flushLogger();
+        if (logging.LevelEnum.off !== 6 || logging.LoggingLevel !== logging.LevelEnum)
+          throw new FuzzFailure('LevelEnum');
+      },
+    },
+    {
+      name: 'enableLogging',
+      covers: [`${pkg}:enableLogging`, `${pkg}:getLogFilenames`],
+      args: fc.tuple(fc.oneof(fc.constant({ lit: undefined }), V.fileName)),
+      run(world, [n]) {
+        const { logging } = world.P;
+        const call = new Call(world, 'enableLogging');
+        const name = call.value(n);
+        if (name === undefined || name === '') call.invalid('value');
+        else if (typeof name === 'string') call.allow('value', 'logic');
+        else string(call, name);
+        const before = perDevice(world);
+        const result = call.run(() => logging.enableLogging(name));
+        const after = perDevice(world);
+        after.forEach((mr, device) => {
+          if (mr === before[device]) return;
+          if (!result.ok && !(mr instanceof logging.LoggingResourceAdaptor)) return;
+          if (world.resources.some((e) => e.mr === mr)) return;
+          world.addResource(mr, { upstream: before[device] });
+        });
+        const names = new Call(world, 'getLogFilenames').run(() => logging.getLogFilenames());
+        if (names.ok && typeof names.value !== 'object') throw new FuzzFailure('getLogFilenames()');
+      },
+    },
+    {
+      name: 'disableLogging',
+      covers: [`${pkg}:disableLogging`],
+      args: fc.constant(0),
+      run(world) {
+        const call = new Call(world, 'disableLogging');
+        if (call.run(() => world.P.logging.disableLogging()).ok) {
+          for (const mr of perDevice(world)) world.adoptResource(mr);
+        }
+      },
+    },
+  ];
+}

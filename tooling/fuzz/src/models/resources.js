@@ -1,0 +1,680 @@
+// Every resource class: construction with hostile arguments, allocate/deallocate (double, foreign,
+// interior and wild frees), isEqual, device, upstream, dispose, and each class's own methods.
+import fc from 'fast-check';
+import { Call, FuzzFailure, boolean, options, resource, size, sizeOption, stream, string } from '../params.js';
+import * as V from '../values.js';
+import { behaviours, callbackFunction, failureCallbackFunction } from './callbacks.js';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** A size option with these valid values (and hostile ones). */
+const opt = (...valid) => V.sizeOption(fc.constantFrom(...valid));
+
+// How each constructor is called. `args(call, descriptors)` materializes and classifies the
+// arguments and returns [constructor arguments, upstream value or undefined].
+const constructors = [
+  base('@rmmjs/core', 'CudaMemoryResource'),
+  base('@rmmjs/core', 'ManagedMemoryResource'),
+  base('@rmmjs/core', 'PinnedHostMemoryResource'),
+  base('@rmmjs/core', 'SystemMemoryResource'),
+  {
+    pkg: '@rmmjs/core',
+    name: 'SamHeadroomMemoryResource',
+    args: fc.tuple(opt(0, 4096, 16 * MiB, 2 ** 40)),
+    make(call, [headroom]) {
+      const value = call.value(headroom);
+      sizeOption(call, value);
+      needsCuda(call, { pageable: true });
+      return [value];
+    },
+  },
+  {
+    pkg: '@rmmjs/core',
+    name: 'CudaAsyncMemoryResource',
+    args: fc.tuple(
+      V.options({ initialPoolSize: opt(0, 256, MiB, 2 ** 40), releaseThreshold: opt(0, MiB), enableIpc: V.bool }),
+    ),
+    make(call, [o]) {
+      const value = optionsValue(call, o, {
+        initialPoolSize: sizeOption,
+        releaseThreshold: sizeOption,
+        enableIpc: boolean,
+      });
+      needsCuda(call, {});
+      call.allow('oom');
+      return [value];
+    },
+  },
+  {
+    pkg: '@rmmjs/core',
+    name: 'CudaAsyncViewMemoryResource',
+    args: fc.tuple(
+      fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.record({
+            pool: fc.constantFrom('default0', 'default1', 'ofAsync', 'zero', 'negative', 'huge'),
+            i: fc.nat(),
+          }),
+        },
+        { weight: 1, arbitrary: V.hostile },
+      ),
+    ),
+    make(call, [d]) {
+      const world = call.world;
+      if (!('pool' in d)) {
+        const value = call.value(d);
+        if (typeof value !== 'bigint') call.invalid('type');
+        else if (value < 0n || value >= 2n ** 64n) call.invalid('range');
+        else call.allow('logic', 'cuda', 'noDriver', 'value');
+        needsCuda(call, {});
+        // Only handles that cannot be a pool reach the driver: a wild one is the caller's fault.
+        if (typeof value === 'bigint' && value > 0n && value < 2n ** 64n) return undefined;
+        return [value];
+      }
+      needsCuda(call, {});
+      const { core } = world.P;
+      let handle;
+      switch (d.pool) {
+        case 'default0':
+        case 'default1':
+          if (!core.cuda.isAvailable()) return [0n];
+          handle = core.cuda.getDefaultMemPool(d.pool === 'default1' && world.devices > 1 ? 1 : 0);
+          break;
+        case 'ofAsync': {
+          const async = world.resources.filter((e) => !e.disposed && e.mr instanceof core.CudaAsyncMemoryResource);
+          if (async.length === 0) return undefined;
+          handle = async[d.i % async.length].mr.poolHandle();
+          break;
+        }
+        case 'zero':
+          call.invalid(core.cuda.isAvailable() ? 'logic' : 'noDriver');
+          return [0n];
+        case 'negative':
+          call.invalid('range');
+          return [-1n];
+        case 'huge':
+          call.invalid('range');
+          return [2n ** 64n];
+      }
+      return [handle];
+    },
+  },
+  adaptor(
+    '@rmmjs/pool',
+    'PoolMemoryResource',
+    V.options({
+      initialPoolSize: opt(0, 256, 4096, MiB, 1000),
+      maximumPoolSize: opt(MiB, 4 * MiB, 16 * MiB, 100 * KiB + 1),
+    }),
+    (call, o) => {
+      const value = optionsValue(call, o, { initialPoolSize: sizeOption, maximumPoolSize: sizeOption });
+      call.allow('logic', 'oom'); // sizes not multiples of 256, initial > maximum; no memory for the pool
+      return [value];
+    },
+  ),
+  adaptor(
+    '@rmmjs/arena',
+    'ArenaMemoryResource',
+    V.options({ arenaSize: opt(MiB, 2 * MiB, 4 * MiB, 1000), dumpLogOnFailure: V.bool }),
+    (call, o) => {
+      const value = optionsValue(call, o, { arenaSize: sizeOption, dumpLogOnFailure: boolean });
+      call.allow('logic', 'oom');
+      return [value];
+    },
+  ),
+  adaptor(
+    '@rmmjs/fixed-size',
+    'FixedSizeMemoryResource',
+    V.options({ blockSize: opt(256, 1000, 4096, 65536, 0), blocksToPreallocate: V.sizeAmong(1, 2, 16, 0) }),
+    (call, o) => {
+      const value = optionsValue(call, o, {
+        blockSize: (c, v) => {
+          const n = sizeOption(c, v);
+          if (n === 0) c.invalid('range');
+          return n;
+        },
+        blocksToPreallocate: (c, v) => {
+          size(c, v);
+          if (v === 0) c.invalid('range');
+          if (typeof v === 'number' && v > 2 ** 40) c.invalid('range');
+          return v;
+        },
+      });
+      call.allow('oom', 'range');
+      return [value];
+    },
+  ),
+  adaptor(
+    '@rmmjs/binning',
+    'BinningMemoryResource',
+    V.options({
+      minSizeExponent: V.integerAmong(-1, 8, 10, 31, -2),
+      maxSizeExponent: V.integerAmong(-1, 10, 12, 31, 200),
+    }),
+    (call, o) => {
+      const value = optionsValue(call, o, {
+        minSizeExponent: (c, v) => integerIn(c, v, -128, 127),
+        maxSizeExponent: (c, v) => integerIn(c, v, -128, 127),
+      });
+      call.allow('range', 'oom'); // exponents outside 0..30 when bins are made
+      return [value];
+    },
+  ),
+  adaptor('@rmmjs/limiting', 'LimitingResourceAdaptor', opt(0, 256, 4096, 65536, MiB, 16 * MiB), (call, limit) => {
+    const value = call.value(limit);
+    sizeOption(call, value);
+    return [value];
+  }),
+  adaptor('@rmmjs/prefetch', 'PrefetchResourceAdaptor', fc.constant(undefined), () => []),
+  adaptor('@rmmjs/tracking', 'TrackingResourceAdaptor', V.options({ captureStacks: V.bool }), (call, o) => [
+    optionsValue(call, o, { captureStacks: boolean }),
+  ]),
+  adaptor('@rmmjs/statistics', 'StatisticsResourceAdaptor', fc.constant(undefined), () => []),
+  adaptor(
+    '@rmmjs/logging',
+    'LoggingResourceAdaptor',
+    V.options({ logFileName: V.fileName, autoFlush: V.bool }),
+    (call, o) => {
+      const value = optionsValue(call, o, {
+        logFileName: (c, v) => {
+          if (v === undefined)
+            c.invalid('value'); // no RMM_LOG_FILE in the fuzzer's environment
+          else if (string(c, v) === '') c.invalid('value');
+          else if (typeof v === 'string') c.allow('value', 'logic'); // a file that cannot be opened
+          return v;
+        },
+        autoFlush: boolean,
+      });
+      if (readQuietly(value, 'logFileName') === undefined) call.invalid('value'); // no RMM_LOG_FILE here
+      return [value];
+    },
+  ),
+  adaptor('@rmmjs/failure-callback', 'FailureCallbackResourceAdaptor', behaviours, (call, b) => {
+    call.world.madeJsResources = true;
+    return [failureCallbackFunction(call, b)];
+  }),
+  {
+    pkg: '@rmmjs/callback',
+    name: 'CallbackMemoryResource',
+    args: fc.tuple(V.resource, behaviours, behaviours),
+    make(call, [inner, allocate, deallocate]) {
+      call.world.madeJsResources = true;
+      return [
+        callbackFunction(call, inner, allocate, 'allocate'),
+        callbackFunction(call, inner, deallocate, 'deallocate'),
+      ];
+    },
+  },
+];
+
+function base(pkg, name) {
+  return {
+    pkg,
+    name,
+    args: fc.constant([]),
+    make(call) {
+      needsCuda(call, { pageable: name === 'SystemMemoryResource' });
+      return [];
+    },
+  };
+}
+
+function adaptor(pkg, name, rest, make) {
+  return {
+    pkg,
+    name,
+    args: fc.tuple(V.resource, rest),
+    make(call, [upstream, restDescriptor]) {
+      const up = resource(call, upstream);
+      call.upstream = up.value;
+      return [up.value, ...make(call, restDescriptor)];
+    },
+  };
+}
+
+function needsCuda(call, { pageable }) {
+  const { cuda } = call.world.P.core;
+  if (call.world.backend === 'host') {
+    if (!(pageable && call.name.startsWith('new SystemMemoryResource'))) call.invalid('noDriver');
+  } else if (pageable) {
+    call.allow('logic'); // no pageable memory access on this device
+  }
+  if (cuda.isAvailable()) call.allow('cuda');
+}
+
+/** value[key], or undefined when value is not an object or reading it throws. */
+function readQuietly(value, key) {
+  try {
+    return typeof value === 'object' && value !== null ? value[key] : undefined;
+  } catch {
+    return null;
+  }
+}
+
+function integerIn(call, value, min, max) {
+  if (typeof value !== 'number') call.invalid('type');
+  else if (!Number.isInteger(value) || value < min || value > max) call.invalid('range');
+  return value;
+}
+
+/** An options argument: its value, each field checked by its rule. */
+export function optionsValue(call, descriptor, rules) {
+  if (descriptor === undefined || !('o' in descriptor)) {
+    const value = call.value(descriptor ?? { lit: undefined });
+    // Some other object: its properties are whatever it has (a Map's size, a resource's methods).
+    if (options(call, value) && value !== undefined) call.allow('type', 'range', 'value', 'logic');
+    return value;
+  }
+  const value = {};
+  for (const [key, fieldDescriptor] of Object.entries(descriptor.o)) {
+    value[key] = call.value(fieldDescriptor);
+    if (value[key] !== undefined) rules[key](call, value[key]);
+  }
+  return value;
+}
+
+function constructorModel(spec) {
+  return {
+    name: `new ${spec.name}`,
+    covers: [`${spec.pkg}:${spec.name}.new`],
+    args: spec.args,
+    run(world, args) {
+      const call = new Call(world, `new ${spec.name}`);
+      const made = spec.make(call, args);
+      if (made === undefined) return;
+      const Class = world.P.byName[spec.name];
+      const upstreamEntry = call.upstream === undefined ? undefined : world.resourceEntry(call.upstream);
+      if (upstreamEntry !== undefined && !upstreamEntry.disposed) {
+        // Construction may allocate through the upstream (pools, arenas, fixed-size chunks).
+        if (world.counting.reachesJs(upstreamEntry.address))
+          call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'oom', 'wrongThread');
+      }
+      const result = call.run(() => new Class(...made));
+      if (result.ok) {
+        if (!(result.value instanceof Class))
+          throw new FuzzFailure(`new ${spec.name} made a ${result.value.constructor.name}`);
+        world.addResource(result.value, { upstream: call.upstream });
+        if (call.callbackInner !== undefined) world.counting.inexact(world.resourceEntry(call.callbackInner)?.address);
+      }
+    },
+  };
+}
+
+// A receiver: one of the world's resources of the class (or any, for the base class's methods).
+function resourceMethod(name, covers, args, run, { of } = {}) {
+  return {
+    name,
+    covers,
+    args: fc.tuple(fc.nat(), ...args),
+    run(world, [i, ...rest]) {
+      const candidates = world.resources.filter(
+        (e) => !e.private && (of === undefined || e.mr instanceof world.P.byName[of]),
+      );
+      if (candidates.length === 0) return undefined;
+      const entry = candidates[i % candidates.length];
+      const call = new Call(world, name);
+      if (entry.disposed) call.invalid('disposed');
+      return run(world, call, entry, ...rest);
+    },
+  };
+}
+
+const core = '@rmmjs/core';
+const DMR = `${core}:DeviceMemoryResource`;
+
+const deallocateVariants = [
+  'live',
+  'live',
+  'live',
+  'double',
+  'foreign',
+  'interior',
+  'wild',
+  'wrongSize',
+  'zero',
+  'hostile',
+];
+
+export default function resourceModels() {
+  return [
+    ...constructors.map(constructorModel),
+    {
+      name: "fixed-size's defaults",
+      covers: ['@rmmjs/fixed-size:DEFAULT_BLOCK_SIZE', '@rmmjs/fixed-size:DEFAULT_BLOCKS_TO_PREALLOCATE'],
+      args: fc.constant(0),
+      run(world) {
+        const { DEFAULT_BLOCK_SIZE, DEFAULT_BLOCKS_TO_PREALLOCATE } = world.P.fixedSize;
+        if (DEFAULT_BLOCK_SIZE !== MiB || DEFAULT_BLOCKS_TO_PREALLOCATE !== 128)
+          throw new FuzzFailure("RMM's defaults changed");
+      },
+    },
+    resourceMethod(
+      'DeviceMemoryResource#allocate',
+      [`${DMR}#allocate`, '@rmmjs/statistics:StatisticsResourceAdaptor#allocate'],
+      [V.size, V.stream],
+      (world, call, entry, n, s) => {
+        const nbytes = call.value(n);
+        size(call, nbytes);
+        const streamArg = stream(call, s);
+        call.allow('oom');
+        if (world.counting.reachesJs(entry.address))
+          call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'wrongThread');
+        const result = call.run(() => entry.mr.allocate(nbytes, streamArg.value));
+        if (!result.ok) return;
+        const ptr = result.value;
+        if (typeof ptr !== 'bigint' || (nbytes === 0) !== (ptr === 0n) || ptr % 256n !== 0n) {
+          throw new FuzzFailure(`allocate(${nbytes}) gave ${String(ptr)}: not a 256-byte aligned pointer`);
+        }
+        world.rawAllocated(entry, ptr, nbytes, streamArg.value);
+      },
+    ),
+    resourceMethod(
+      'DeviceMemoryResource#deallocate',
+      [`${DMR}#deallocate`, '@rmmjs/statistics:StatisticsResourceAdaptor#deallocate'],
+      [fc.constantFrom(...deallocateVariants), fc.nat(), V.hostile, V.stream],
+      (world, call, entry, variant, j, hostileDescriptor, s) => {
+        // A resource that can tell refuses memory it did not hand out; JavaScript below it decides itself.
+        const tells = !world.counting.reachesJs(entry.address);
+        const refuse = (kind) => (tells ? call.invalid(kind) : call.allow(kind));
+        const mine = world.allocations.filter((a) => a.address === entry.address);
+        const theirs = world.allocations.filter((a) => a.address !== entry.address && !a.freed);
+        let ptr;
+        let nbytes;
+        let allocation;
+        switch (variant) {
+          case 'live':
+          case 'wrongSize': {
+            const live = mine.filter((a) => !a.freed);
+            if (live.length === 0) return;
+            allocation = live[j % live.length];
+            ({ ptr, nbytes } = allocation);
+            if (variant === 'wrongSize') {
+              nbytes += 1 + (j % 300);
+              call.allow('logic');
+            }
+            break;
+          }
+          case 'double': {
+            const freed = mine.filter((a) => a.freed && a.ptr !== 0n);
+            if (freed.length === 0) return;
+            ({ ptr, nbytes } = freed[j % freed.length]);
+            // Freed memory may have been handed out again (to anyone): then it is a foreign free.
+            if (world.allocations.some((a) => !a.freed && a.ptr === ptr)) return;
+            refuse('logic');
+            break;
+          }
+          case 'foreign': {
+            if (theirs.length === 0) return;
+            allocation = theirs[j % theirs.length];
+            ({ ptr, nbytes } = allocation);
+            call.allow('logic');
+            break;
+          }
+          case 'interior': {
+            const live = world.allocations.filter((a) => !a.freed && a.nbytes > 256);
+            if (live.length === 0) return;
+            ptr = live[j % live.length].ptr + 256n;
+            nbytes = 256;
+            refuse('logic');
+            break;
+          }
+          case 'wild':
+            ptr = [0x1000n, 0x7fff_0000_0000n, 256n * 12345n][j % 3];
+            if (world.allocations.some((a) => !a.freed && ptr >= a.ptr && ptr < a.ptr + BigInt(a.nbytes))) return;
+            nbytes = 256;
+            refuse('logic');
+            break;
+          case 'zero':
+            ptr = 0n;
+            nbytes = j % 4096;
+            break;
+          case 'hostile':
+            ptr = call.value(hostileDescriptor);
+            nbytes = 256;
+            if (typeof ptr !== 'bigint') call.invalid('type');
+            else if (ptr < 0n || ptr >= 2n ** 64n) call.invalid('range');
+            else return; // a wild pointer is the caller's fault
+            break;
+        }
+        const streamArg = stream(call, s);
+        if (world.counting.reachesJs(entry.address))
+          call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'wrongThread', 'cuda');
+        if (call.required.has('logic') || call.allowed.has('logic')) call.allow('cuda');
+        const result = call.run(() => entry.mr.deallocate(ptr, nbytes, streamArg.value));
+        if (!result.ok) {
+          if (result.kind !== 'logic' && allocation !== undefined) world.counting.inexact(allocation.address);
+          return;
+        }
+        if (variant === 'zero') {
+          if (entry.mr instanceof world.P.byName.StatisticsResourceAdaptor)
+            world.counting.statisticsNullFree(entry.address, nbytes);
+          return;
+        }
+        if (allocation === undefined) {
+          world.counting.inexact(entry.address); // JavaScript took a free of memory it never handed out
+          return;
+        }
+        allocation.freed = true;
+        if (variant === 'live') world.rawDeallocated(allocation, entry.mr);
+        else {
+          // Freed through another resource (one over the same memory): gone for every record of it.
+          for (const other of world.allocations) if (other.ptr === ptr) other.freed = true;
+          world.counting.inexact(entry.address);
+          world.counting.inexact(allocation.address);
+        }
+      },
+    ),
+    resourceMethod(
+      'DeviceMemoryResource#isEqual',
+      [`${DMR}#isEqual`, `${DMR}#device`, `${DMR}#toString`],
+      [V.resource],
+      (world, call, entry, other) => {
+        const { value } = resource(call, other);
+        const result = call.run(() => entry.mr.isEqual(value));
+        if (result.ok && typeof result.value !== 'boolean') throw new FuzzFailure('isEqual returned a non-boolean');
+        if (result.ok && value === entry.mr && !result.value)
+          throw new FuzzFailure('a resource is not equal to itself');
+        const device = new Call(world, 'DeviceMemoryResource#device');
+        if (entry.disposed) device.invalid('disposed');
+        device.run(() => [entry.mr.device, String(entry.mr)]);
+      },
+    ),
+    resourceMethod(
+      'DeviceMemoryResource#[Symbol.dispose]',
+      [`${DMR}#[Symbol.dispose]`],
+      [fc.constant(0)],
+      (world, call, entry) => {
+        call.required.delete('disposed'); // disposing twice is fine
+        if (call.run(() => entry.mr[Symbol.dispose]()).ok) entry.disposed = true;
+      },
+    ),
+    resourceMethod(
+      'UpstreamResourceAdaptor#upstreamMr',
+      [`${core}:UpstreamResourceAdaptor#upstreamMr`, `${core}:UpstreamResourceAdaptor#getUpstream`],
+      [fc.boolean()],
+      (world, call, entry, viaMethod) => {
+        const result = call.run(() => (viaMethod ? entry.mr.getUpstream() : entry.mr.upstreamMr));
+        if (result.ok) world.adoptResource(result.value);
+      },
+      { of: 'UpstreamResourceAdaptor' },
+    ),
+    resourceMethod(
+      'CudaAsyncMemoryResource#poolHandle',
+      [`${core}:CudaAsyncMemoryResource#poolHandle`, `${core}:CudaAsyncViewMemoryResource#poolHandle`],
+      [fc.boolean()],
+      (world, call, entry) => {
+        const result = call.run(() => entry.mr.poolHandle());
+        if (result.ok && typeof result.value !== 'bigint') throw new FuzzFailure('poolHandle() is not a bigint');
+      },
+      { of: 'CudaAsyncMemoryResource' },
+    ),
+    resourceMethod(
+      'CudaAsyncViewMemoryResource#poolHandle',
+      [`${core}:CudaAsyncViewMemoryResource#poolHandle`],
+      [fc.boolean()],
+      (world, call, entry) => {
+        call.run(() => entry.mr.poolHandle());
+      },
+      { of: 'CudaAsyncViewMemoryResource' },
+    ),
+    resourceMethod(
+      'PoolMemoryResource#poolSize',
+      ['@rmmjs/pool:PoolMemoryResource#poolSize'],
+      [fc.constant(0)],
+      (world, call, entry) => {
+        const result = call.run(() => entry.mr.poolSize());
+        if (result.ok && !Number.isSafeInteger(result.value)) throw new FuzzFailure('poolSize() is not a size');
+      },
+      { of: 'PoolMemoryResource' },
+    ),
+    resourceMethod(
+      'FixedSizeMemoryResource#getBlockSize',
+      ['@rmmjs/fixed-size:FixedSizeMemoryResource#getBlockSize'],
+      [fc.constant(0)],
+      (world, call, entry) => {
+        const result = call.run(() => entry.mr.getBlockSize());
+        if (result.ok && (result.value % 256 !== 0 || result.value === 0))
+          throw new FuzzFailure(`getBlockSize() is ${result.value}`);
+      },
+      { of: 'FixedSizeMemoryResource' },
+    ),
+    resourceMethod(
+      'BinningMemoryResource#addBin',
+      ['@rmmjs/binning:BinningMemoryResource#addBin'],
+      [V.sizeAmong(256, 512, 1000, 4096, 65536, 0), fc.oneof(fc.constant({ lit: undefined }), V.resource)],
+      (world, call, entry, n, bin) => {
+        const allocationSize = call.value(n);
+        size(call, allocationSize);
+        if (allocationSize === 0) call.invalid('range');
+        const binArg =
+          bin.lit === undefined && !('r' in bin) && !('h' in bin) ? { value: undefined } : resource(call, bin);
+        call.allow('oom');
+        if (binArg.value !== undefined) call.allow('value'); // itself, or a resource that allocates from it
+        if (world.counting.reachesJs(entry.address))
+          call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'wrongThread');
+        if (call.run(() => entry.mr.addBin(allocationSize, binArg.value)).ok && binArg.value !== undefined) {
+          world.counting.addedBin(entry.address, binArg.value);
+        }
+      },
+      { of: 'BinningMemoryResource' },
+    ),
+    resourceMethod(
+      'BinningMemoryResource#binMrs',
+      ['@rmmjs/binning:BinningMemoryResource#binMrs'],
+      [fc.constant(0)],
+      (world, call, entry) => {
+        const result = call.run(() => entry.mr.binMrs);
+        if (result.ok) for (const mr of result.value) world.adoptResource(mr);
+      },
+      { of: 'BinningMemoryResource' },
+    ),
+    resourceMethod('arenaSummary', ['@rmmjs/arena:arenaSummary'], [V.resource], (world, call, _entry, mr) => {
+      const value = call.value(mr);
+      const entry = world.resourceEntry(value);
+      call.required.delete('disposed'); // the receiver here is only a pick; the argument is what counts
+      if (entry === undefined || !(value instanceof world.P.byName.ArenaMemoryResource)) call.invalid('type');
+      else if (entry.disposed) call.invalid('disposed');
+      const result = call.run(() => world.P.arena.arenaSummary(value));
+      if (result.ok && !Number.isSafeInteger(result.value.arenaSize)) throw new FuzzFailure('arenaSummary().arenaSize');
+    }),
+    resourceMethod(
+      'LimitingResourceAdaptor counters',
+      [
+        '@rmmjs/limiting:LimitingResourceAdaptor#getAllocatedBytes',
+        '@rmmjs/limiting:LimitingResourceAdaptor#getAllocationLimit',
+      ],
+      [fc.constant(0)],
+      (world, call, entry) => {
+        const result = call.run(() => [entry.mr.getAllocatedBytes(), entry.mr.getAllocationLimit()]);
+        if (result.ok && result.value[0] > result.value[1])
+          throw new FuzzFailure(`allocated ${result.value[0]} > limit ${result.value[1]}`);
+      },
+      { of: 'LimitingResourceAdaptor' },
+    ),
+    resourceMethod(
+      'TrackingResourceAdaptor reports',
+      [
+        '@rmmjs/tracking:TrackingResourceAdaptor#getAllocatedBytes',
+        '@rmmjs/tracking:TrackingResourceAdaptor#getOutstandingAllocationCount',
+        '@rmmjs/tracking:TrackingResourceAdaptor#getOutstandingAllocationsStr',
+        '@rmmjs/tracking:TrackingResourceAdaptor#logOutstandingAllocations',
+      ],
+      [fc.constant(0)],
+      (world, call, entry) => {
+        const result = call.run(() => {
+          const text = entry.mr.getOutstandingAllocationsStr();
+          entry.mr.logOutstandingAllocations();
+          return [entry.mr.getOutstandingAllocationCount(), text];
+        });
+        if (result.ok) {
+          const lines =
+            result.value[1] === ''
+              ? 0
+              : result.value[1].split('\n').filter((line) => /^0x[0-9a-f]+: \d+ B/.test(line)).length;
+          if (lines !== result.value[0])
+            throw new FuzzFailure(
+              `getOutstandingAllocationsStr() has ${lines} allocations, the count is ${result.value[0]}`,
+            );
+        }
+      },
+      { of: 'TrackingResourceAdaptor' },
+    ),
+    resourceMethod(
+      'StatisticsResourceAdaptor counters',
+      [
+        '@rmmjs/statistics:StatisticsResourceAdaptor#allocationCounts',
+        '@rmmjs/statistics:StatisticsResourceAdaptor#pushCounters',
+        '@rmmjs/statistics:StatisticsResourceAdaptor#popCounters',
+      ],
+      [fc.constantFrom('read', 'push', 'pop', 'pop')],
+      (world, call, entry, what) => {
+        const exact = world.counting.isExact(entry.address);
+        if (what === 'pop') {
+          if (world.counting.stackKnown(entry.address) && world.counting.stackDepth(entry.address) === 1)
+            call.invalid('range');
+          else call.allow('range');
+        }
+        const result = call.run(() =>
+          what === 'read'
+            ? entry.mr.allocationCounts
+            : what === 'push'
+              ? entry.mr.pushCounters()
+              : entry.mr.popCounters(),
+        );
+        if (!result.ok) return;
+        const expected =
+          what === 'read'
+            ? world.counting.topPair(entry.address)
+            : what === 'push'
+              ? world.counting.push(entry.address)
+              : world.counting.pop(entry.address);
+        if (!(result.value instanceof world.P.statistics.Statistics))
+          throw new FuzzFailure(`${what}: not a Statistics`);
+        if (exact && expected !== undefined) {
+          for (const key of Object.keys(expected)) {
+            if (result.value[key] !== expected[key])
+              throw new FuzzFailure(
+                `StatisticsResourceAdaptor ${what}: ${key} is ${result.value[key]}, the model counted ${expected[key]}`,
+              );
+          }
+        }
+      },
+      { of: 'StatisticsResourceAdaptor' },
+    ),
+    resourceMethod(
+      'LoggingResourceAdaptor#flush',
+      ['@rmmjs/logging:LoggingResourceAdaptor#flush', '@rmmjs/logging:LoggingResourceAdaptor#getFileName'],
+      [fc.constant(0)],
+      (world, call, entry) => {
+        const result = call.run(() => {
+          entry.mr.flush();
+          return entry.mr.getFileName();
+        });
+        if (result.ok && typeof result.value !== 'string') throw new FuzzFailure('getFileName() is not a string');
+      },
+      { of: 'LoggingResourceAdaptor' },
+    ),
+  ];
+}
