@@ -91,6 +91,30 @@ describe.runIf(onFake())('on the fake driver', () => {
     buffer.free();
   });
 
+  // It used to log the failure and move on, leaving the old memory allocated for good.
+  it('a resize whose old memory the resource cannot take back is undone; trying again works', () => {
+    const stream = new Stream();
+    const buffer = new DeviceBuffer({ data: pattern(300, 6), stream });
+    const ptr = buffer.ptr;
+    for (const grow of ['resize', 'reserve'] as const) {
+      fakeCuda.failNext('cuMemFree_v2', 1, CUDA_ERROR_LAUNCH_FAILED);
+      const error = thrown(() => buffer[grow](10000));
+      expect(error).toBeInstanceOf(CudaError);
+      expect(error.cudaErrorCode).toBe(CUDA_ERROR_LAUNCH_FAILED);
+      expect(error.message).toContain('cuMemFree_v2');
+      expect([buffer.ptr, buffer.size, buffer.capacity()]).toEqual([ptr, 300, 300]);
+      expect(buffer.stream).toBe(stream);
+      expect(fakeCuda.stats().liveAllocations).toBe(liveBefore + 1); // the new memory went back
+      expectBytes(buffer.toBytes(), pattern(300, 6));
+    }
+    buffer.resize(10000);
+    expect(buffer.ptr).not.toBe(ptr);
+    expectBytes(buffer.toBytes().subarray(0, 300), pattern(300, 6));
+    expect(fakeCuda.stats().liveAllocations).toBe(liveBefore + 1);
+    buffer.free();
+    stream[Symbol.dispose]();
+  });
+
   it('a free the driver refuses as invalid (a double free) is reported once and not retried', () => {
     const buffer = new DeviceBuffer({ size: 64 });
     fakeCuda.failNext('cuMemFree_v2', 1, CUDA_ERROR_INVALID_VALUE);
