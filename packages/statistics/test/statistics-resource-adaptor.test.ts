@@ -137,6 +137,32 @@ describe('StatisticsResourceAdaptor', () => {
     expect(seen).toEqual([counts(0, 0, 500, 1, 500, 1)]);
   });
 
+  it('a free the upstream fails is counted back: the memory is still allocated (a double free is not)', () => {
+    const memory = getCurrentDeviceResource();
+    const boom = new Error('boom');
+    let failures = 0;
+    const upstream = new CallbackMemoryResource(
+      (nbytes) => memory.allocate(nbytes),
+      (ptr, nbytes) => {
+        if (failures-- > 0) throw boom;
+        memory.deallocate(ptr, nbytes);
+      },
+    );
+    const mr = new StatisticsResourceAdaptor(upstream);
+    const buffer = new DeviceBuffer({ size: 500, mr });
+    failures = 1;
+    expect(thrown(() => buffer.free())).toBe(boom);
+    expect(mr.allocationCounts).toEqual(counts(500, 1, 500, 1, 500, 1));
+    buffer.free();
+    expect(mr.allocationCounts).toEqual(counts(0, 0, 500, 1, 500, 1));
+    // The upstream says the pointer is not its own: nothing is allocated there, the free counts.
+    const direct = new StatisticsResourceAdaptor(memory);
+    const ptr = direct.allocate(300);
+    memory.deallocate(ptr, 300);
+    expect(thrown(() => direct.deallocate(ptr, 300)).code).toBe('ERR_RMM_LOGIC');
+    expect(direct.allocationCounts).toEqual(counts(0, 0, 300, 1, 300, 1));
+  });
+
   it('push and pop merge as RMM: peak = max(parent.value + child.peak, parent.peak)', () => {
     const a = statsMr.allocate(100);
     statsMr.pushCounters();

@@ -12,7 +12,11 @@ rmmjs_status StatisticsResourceAdaptor::Allocate(size_t bytes, rmmjs_stream stre
 
 rmmjs_status StatisticsResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
   CountFree(bytes);
-  return CoreApi()->deallocate(upstream_.get(), ptr, bytes, stream);
+  rmmjs_status status = CoreApi()->deallocate(upstream_.get(), ptr, bytes, stream);
+  // The memory is still allocated when the upstream failed to free it, unless the upstream says
+  // the pointer is not its own (a double free).
+  if (status != RMMJS_OK && status != RMMJS_ERR_LOGIC) UncountFree(bytes);
+  return status;
 }
 
 void StatisticsResourceAdaptor::CountAllocation(size_t bytes) {
@@ -27,6 +31,13 @@ void StatisticsResourceAdaptor::CountFree(size_t bytes) {
   Counters& top = stack_.back();
   top.bytes.Subtract(static_cast<int64_t>(bytes));
   top.allocations.Subtract(1);
+}
+
+void StatisticsResourceAdaptor::UncountFree(size_t bytes) {
+  std::lock_guard<SpinLock> lock(lock_);
+  Counters& top = stack_.back();
+  top.bytes.Restore(static_cast<int64_t>(bytes));
+  top.allocations.Restore(1);
 }
 
 StatisticsResourceAdaptor::Counters StatisticsResourceAdaptor::Top() const {

@@ -31,6 +31,11 @@ class StatisticsResourceAdaptor {
       peak = std::max(value, peak);
     }
     void Subtract(int64_t amount) { value -= amount; }
+    // Takes a Subtract back (the total does not grow: nothing new was allocated).
+    void Restore(int64_t amount) {
+      value += amount;
+      peak = std::max(value, peak);
+    }
     // RMM's add_counters_from_tracked_sub_block.
     void Merge(const Counter& child) {
       peak = std::max(value + child.peak, peak);
@@ -47,7 +52,7 @@ class StatisticsResourceAdaptor {
   explicit StatisticsResourceAdaptor(ResourceRef upstream) : upstream_(std::move(upstream)), stack_(1) {}
 
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out);
-  // Counted before the upstream frees the memory.
+  // Counted before the upstream frees the memory, and counted back when the upstream fails to.
   rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream);
   rmmjs_resource* Upstream() const { return upstream_.get(); }
 
@@ -55,6 +60,7 @@ class StatisticsResourceAdaptor {
   // of a null pointer.
   void CountAllocation(size_t bytes);
   void CountFree(size_t bytes);
+  void UncountFree(size_t bytes);
 
   Counters Top() const;
   // *top receives the pair on top, then a pair of zeros is pushed.
