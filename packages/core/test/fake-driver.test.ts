@@ -12,7 +12,16 @@ import {
   SystemMemoryResource,
   cuda,
 } from '@rmmjs/core';
-import { PAGEABLE_MEMORY_ACCESS, expectBytes, fakeCuda, onFake, pattern, rejected, thrown } from '@rmmjs/test-helpers';
+import {
+  PAGEABLE_MEMORY_ACCESS,
+  expectBytes,
+  fakeCuda,
+  onFake,
+  pattern,
+  rejected,
+  runInProcess,
+  thrown,
+} from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const CUDA_ERROR_INVALID_VALUE = 1;
@@ -139,6 +148,24 @@ describe.runIf(onFake())('on the fake driver', () => {
     fakeCuda.failNext('cuStreamSynchronize', 1, CUDA_ERROR_LAUNCH_FAILED);
     expect((await rejected(buffer.copyToHostAsync())).code).toBe('ERR_CUDA');
     buffer.free();
+  });
+
+  // Destructors cannot throw: a stream or pool the driver refuses to destroy is logged (in a child
+  // process, whose debug log the test reads).
+  it.each([
+    ['cuStreamDestroy_v2', 'new core.Stream()[Symbol.dispose]();', 'Stream: cuStreamDestroy_v2 failed'],
+    [
+      'cuMemPoolDestroy',
+      'new core.CudaAsyncMemoryResource()[Symbol.dispose]();',
+      'CudaAsyncMemoryResource: cuMemPoolDestroy failed',
+    ],
+  ])('a failing %s is logged', (symbol, code, logged) => {
+    const run = runInProcess(code, {
+      env: { RMMJS_FAKE_CUDA_FAIL: `${symbol}:1:CUDA_ERROR_LAUNCH_FAILED` },
+      debugLog: true,
+    });
+    expect([run.status, run.stderr]).toEqual([0, '']);
+    expect(run.log).toContain(`[error ] ${logged}: CUDA_ERROR_LAUNCH_FAILED unspecified launch failure`);
   });
 
   it('streams are destroyed when the last user lets go', () => {
