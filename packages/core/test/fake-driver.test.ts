@@ -3,6 +3,7 @@ import {
   CudaAsyncMemoryResource,
   CudaError,
   CudaMemoryResource,
+  CudaStreamPool,
   DeviceBuffer,
   ManagedMemoryResource,
   OutOfMemoryError,
@@ -166,6 +167,15 @@ describe.runIf(onFake())('on the fake driver', () => {
     });
     expect([run.status, run.stderr]).toEqual([0, '']);
     expect(run.log).toContain(`[error ] ${logged}: CUDA_ERROR_LAUNCH_FAILED unspecified launch failure`);
+  });
+
+  it('a CudaStreamPool whose third stream cannot be created destroys the first two at once', () => {
+    const streamsBefore = fakeCuda.stats().liveStreams;
+    fakeCuda.failNext('cuStreamCreateWithPriority', 3, CUDA_ERROR_OUT_OF_MEMORY);
+    const error = thrown(() => new CudaStreamPool({ poolSize: 4 }));
+    expect(error).toBeInstanceOf(CudaError);
+    expect(error.cudaErrorName).toBe('CUDA_ERROR_OUT_OF_MEMORY');
+    expect(fakeCuda.stats().liveStreams).toBe(streamsBefore);
   });
 
   it('streams are destroyed when the last user lets go', () => {
