@@ -29,6 +29,7 @@ export function startWorker(options) {
     worker.once('error', reject);
     worker.once('exit', (exitCode) => settled || resolve({ exitCode }));
   });
+  done.catch(() => {}); // a failure is the caller's to see when it awaits done, not an unhandled rejection
   return { worker, firstProgress, done };
 }
 

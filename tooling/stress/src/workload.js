@@ -248,11 +248,12 @@ export class Workload {
     const entry = this.#live[at];
     const seed = this.#seed();
     this.counts.asyncCopies++;
+    entry.seed = null; // until the copy is known to have worked
     const done = await this.#attemptAsync(async () => {
       await entry.buffer.copyFromHostAsync(pattern(entry.size, seed), entry.buffer.stream);
       return true;
     });
-    entry.seed = done ? seed : null;
+    if (done) entry.seed = seed;
   }
 
   async #synchronizeAsync(at) {
@@ -295,11 +296,13 @@ export class Workload {
     const target = this.#attempt(() => new DeviceBuffer({ size: entry.size, stream: buffer.stream, mr: this.#mr }));
     if (target === undefined) return;
     this.counts.copies++;
+    const added = { buffer: target, seed: null, size: entry.size };
+    this.#live.push(added);
     const copied = this.#attempt(() => {
       target.copyFromDevice(buffer, buffer.stream);
       return true;
     });
-    this.#live.push({ buffer: target, seed: copied ? entry.seed : null, size: entry.size });
+    if (copied) added.seed = entry.seed;
   }
 
   #resize(at) {
@@ -315,11 +318,14 @@ export class Workload {
       return;
     }
     this.counts.resizes++;
+    const oldSeed = entry.seed;
+    entry.size = newSize;
+    entry.seed = null; // until a new pattern is written
     // The kept bytes are the old pattern's first ones.
     const kept = Math.min(size, newSize);
     const bytes = this.#attempt(() => buffer.toBytes(buffer.stream));
-    if (bytes !== undefined && entry.seed !== null) {
-      const expected = pattern(size, entry.seed).subarray(0, kept);
+    if (bytes !== undefined && oldSeed !== null) {
+      const expected = pattern(size, oldSeed).subarray(0, kept);
       if (!equalBytes(bytes.subarray(0, kept), expected)) {
         const offset = firstDifference(bytes.subarray(0, kept), expected);
         throw new CorruptionError(`resize from ${size} to ${newSize} bytes changed byte ${offset}`);
@@ -330,7 +336,6 @@ export class Workload {
       buffer.copyFromHost(pattern(newSize, seed), buffer.stream);
       return true;
     });
-    entry.size = newSize;
-    entry.seed = written ? seed : null;
+    if (written) entry.seed = seed;
   }
 }
