@@ -1,17 +1,17 @@
-// Sums the vitest JSON reports (<package>/.test-results/<backend>.json) of every tested
-// package and prints a table and the line `N passed, N failed, N skipped`.
+// Sums the vitest JSON reports (<package>/.test-results/<backend>.json, or another folder) of
+// every tested package and prints a table and the line `N passed, N failed, N skipped`.
 //   node tooling/scripts/summarize.mjs [backend,...]     (default: host,fake)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { testedPackages } from './workspace.mjs';
 
-export function summarize(backends) {
+export function summarize(backends, resultsDir = '.test-results') {
   const rows = [];
   const totals = { passed: 0, failed: 0, skipped: 0 };
   for (const pkg of testedPackages()) {
     for (const backend of backends) {
-      const file = join(pkg.dir, '.test-results', `${backend}.json`);
+      const file = join(pkg.dir, resultsDir, `${backend}.json`);
       let counts;
       if (existsSync(file)) {
         const report = JSON.parse(readFileSync(file, 'utf8'));

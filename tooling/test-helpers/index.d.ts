@@ -2,22 +2,15 @@ import type { DeviceMemoryResource, UpstreamResourceAdaptor } from '@rmmjs/core'
 
 export { fakeCuda, libraryPath as fakeCudaLibraryPath } from '@rmmjs/fake-cuda';
 
+export * from './bytes.js';
+
 // basics.js
 export type Backend = 'host' | 'fake' | 'gpu';
-export const KiB: number;
-export const MiB: number;
-export const GiB: number;
-export const PiB: number;
 export function backend(): Backend;
 export function onHost(): boolean;
 export function onFake(): boolean;
 export function onGpu(): boolean;
 export function withCuda(): boolean;
-export function pattern(length: number, seed: number): Uint8Array;
-export function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number;
-export function expectBytes(actual: ArrayLike<number>, expected: ArrayLike<number>): void;
-export function equalBytes(a: ArrayBufferView, b: ArrayBufferView): boolean;
-export function random(seed: number): () => number;
 export function thrown(fn: () => unknown): any;
 export function rejected(promise: Promise<unknown>): Promise<any>;
 export function resolveFromPackage(name: string): string;
@@ -32,6 +25,8 @@ export function runInWorker(
 ): Promise<any>;
 export interface ProcessRun {
   status: number | null;
+  /** The signal that ended it (null when it exited), e.g. 'SIGKILL' after `timeout`. */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
   /** With `debugLog`: the text of the debug log ('' when nothing was logged). */
@@ -44,6 +39,8 @@ export function runInProcess(
     env?: Record<string, string | undefined>;
     nodeArgs?: string[];
     debugLog?: boolean;
+    /** Milliseconds before a process still running is killed (SIGKILL). */
+    timeout?: number;
   },
 ): ProcessRun;
 

@@ -59,9 +59,10 @@ export function runInWorker(source, { modules = {}, workerData } = {}) {
  * open the debug log, exit with buffers alive). `env` is merged over this process's environment
  * (`undefined` removes a variable). With `debugLog`, RMM_DEBUG_LOG_FILE names a fresh file whose
  * text comes back as `log` ('' when nothing was logged). Returns the exit status, trimmed stdout
- * and stderr.
+ * and stderr. With `timeout` (ms), a process still running then is killed (SIGKILL): `status` is
+ * null and `signal` says so, so a hang is a result instead of a stuck suite.
  */
-export function runInProcess(code, { modules = {}, env = {}, nodeArgs = [], debugLog = false } = {}) {
+export function runInProcess(code, { modules = {}, env = {}, nodeArgs = [], debugLog = false, timeout } = {}) {
   const dir = debugLog ? mkdtempSync(join(tmpdir(), 'rmmjs-debug-log-')) : undefined;
   const logFile = dir && join(dir, 'debug.log');
   const merged = { ...process.env, ...(debugLog ? { RMM_DEBUG_LOG_FILE: logFile } : {}), ...env };
@@ -71,8 +72,10 @@ export function runInProcess(code, { modules = {}, env = {}, nodeArgs = [], debu
     const run = spawnSync(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], {
       env: merged,
       encoding: 'utf8',
+      timeout,
+      killSignal: 'SIGKILL',
     });
-    const result = { status: run.status, stdout: run.stdout.trim(), stderr: run.stderr };
+    const result = { status: run.status, signal: run.signal, stdout: run.stdout.trim(), stderr: run.stderr };
     if (debugLog) result.log = readIfThere(logFile);
     return result;
   } finally {

@@ -214,6 +214,22 @@ describe.runIf(onFake())('driver failures (fake driver)', () => {
     mr.deallocate(other, 1000, stream);
   });
 
+  it('the arena that cannot go back upstream when it is destroyed: logged (in a child: the debug log)', () => {
+    const run = runInProcess(
+      `const mr = new arena.ArenaMemoryResource(new core.CudaMemoryResource(), { arenaSize: '1 MiB' });
+      mr[Symbol.dispose]();`,
+      {
+        modules: { arena: '@rmmjs/arena' },
+        env: { RMMJS_FAKE_CUDA_FAIL: 'cuMemFree_v2:1:CUDA_ERROR_LAUNCH_FAILED' },
+        debugLog: true,
+      },
+    );
+    expect([run.status, run.stderr]).toEqual([0, '']);
+    expect(run.log).toContain(
+      '[error ] ArenaMemoryResource: returning memory upstream failed: CUDA error at cuMemFree_v2: CUDA_ERROR_LAUNCH_FAILED',
+    );
+  });
+
   it('a failed synchronisation while defragmenting fails that allocation only', () => {
     const mr = keep(new ArenaMemoryResource(new CudaMemoryResource(), { arenaSize: 2 * MiB }));
     const p = mr.allocate(1000);

@@ -410,6 +410,25 @@ describe.each(stacks)('RMM python test_callback_mr_error: an error thrown by a c
     buffer.free();
     expect(buffer.freed).toBe(true);
   });
+
+  it.each(errors)('%s from deallocating the old memory undoes a resize', (__, make) => {
+    const error = make();
+    const { top, limiters, failing } = throwing(error);
+    failing.allocate = false;
+    const buffer = new DeviceBuffer({ data: pattern(100, 3), mr: top });
+    const ptr = buffer.ptr;
+    let failures = 1; // the old memory's deallocate throws; the new memory's goes back
+    Object.defineProperty(failing, 'deallocate', { get: () => failures-- > 0 });
+    expect(thrown(() => buffer.resize(5000))).toBe(error);
+    expect([buffer.ptr, buffer.size, buffer.capacity()]).toEqual([ptr, 100, 100]);
+    for (const limiter of limiters) expect(limiter.getAllocatedBytes()).toBe(256);
+    expectBytes(buffer.toBytes(), pattern(100, 3));
+    buffer.resize(5000);
+    expectBytes(buffer.toBytes().subarray(0, 100), pattern(100, 3));
+    for (const limiter of limiters) expect(limiter.getAllocatedBytes()).toBe(5120);
+    buffer.free();
+    for (const limiter of limiters) expect(limiter.getAllocatedBytes()).toBe(0);
+  });
 });
 
 describe('bad arguments', () => {

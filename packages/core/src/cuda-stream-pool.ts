@@ -18,7 +18,13 @@ export class CudaStreamPool implements Disposable {
     validateInteger(poolSize, 'options.poolSize', 0, 1 << 20);
     validateBoolean(nonBlocking, 'options.nonBlocking');
     if (poolSize === 0) throw new RMMError('Stream pool size must be greater than zero');
-    this.#streams = Array.from({ length: poolSize }, () => new Stream({ nonBlocking }));
+    this.#streams = [];
+    try {
+      for (let i = 0; i < poolSize; i++) this.#streams.push(new Stream({ nonBlocking }));
+    } catch (error) {
+      this[Symbol.dispose](); // the streams made so far, now rather than when they are collected
+      throw error;
+    }
   }
 
   /** The next stream round-robin, or stream `streamId % poolSize`. */

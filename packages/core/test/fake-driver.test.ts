@@ -3,6 +3,7 @@ import {
   CudaAsyncMemoryResource,
   CudaError,
   CudaMemoryResource,
+  CudaStreamPool,
   DeviceBuffer,
   ManagedMemoryResource,
   OutOfMemoryError,
@@ -12,7 +13,16 @@ import {
   SystemMemoryResource,
   cuda,
 } from '@rmmjs/core';
-import { PAGEABLE_MEMORY_ACCESS, expectBytes, fakeCuda, onFake, pattern, rejected, thrown } from '@rmmjs/test-helpers';
+import {
+  PAGEABLE_MEMORY_ACCESS,
+  expectBytes,
+  fakeCuda,
+  onFake,
+  pattern,
+  rejected,
+  runInProcess,
+  thrown,
+} from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const CUDA_ERROR_INVALID_VALUE = 1;
@@ -91,6 +101,30 @@ describe.runIf(onFake())('on the fake driver', () => {
     buffer.free();
   });
 
+  // It used to log the failure and move on, leaving the old memory allocated for good.
+  it('a resize whose old memory the resource cannot take back is undone; trying again works', () => {
+    const stream = new Stream();
+    const buffer = new DeviceBuffer({ data: pattern(300, 6), stream });
+    const ptr = buffer.ptr;
+    for (const grow of ['resize', 'reserve'] as const) {
+      fakeCuda.failNext('cuMemFree_v2', 1, CUDA_ERROR_LAUNCH_FAILED);
+      const error = thrown(() => buffer[grow](10000));
+      expect(error).toBeInstanceOf(CudaError);
+      expect(error.cudaErrorCode).toBe(CUDA_ERROR_LAUNCH_FAILED);
+      expect(error.message).toContain('cuMemFree_v2');
+      expect([buffer.ptr, buffer.size, buffer.capacity()]).toEqual([ptr, 300, 300]);
+      expect(buffer.stream).toBe(stream);
+      expect(fakeCuda.stats().liveAllocations).toBe(liveBefore + 1); // the new memory went back
+      expectBytes(buffer.toBytes(), pattern(300, 6));
+    }
+    buffer.resize(10000);
+    expect(buffer.ptr).not.toBe(ptr);
+    expectBytes(buffer.toBytes().subarray(0, 300), pattern(300, 6));
+    expect(fakeCuda.stats().liveAllocations).toBe(liveBefore + 1);
+    buffer.free();
+    stream[Symbol.dispose]();
+  });
+
   it('a free the driver refuses as invalid (a double free) is reported once and not retried', () => {
     const buffer = new DeviceBuffer({ size: 64 });
     fakeCuda.failNext('cuMemFree_v2', 1, CUDA_ERROR_INVALID_VALUE);
@@ -115,6 +149,33 @@ describe.runIf(onFake())('on the fake driver', () => {
     fakeCuda.failNext('cuStreamSynchronize', 1, CUDA_ERROR_LAUNCH_FAILED);
     expect((await rejected(buffer.copyToHostAsync())).code).toBe('ERR_CUDA');
     buffer.free();
+  });
+
+  // Destructors cannot throw: a stream or pool the driver refuses to destroy is logged (in a child
+  // process, whose debug log the test reads).
+  it.each([
+    ['cuStreamDestroy_v2', 'new core.Stream()[Symbol.dispose]();', 'Stream: cuStreamDestroy_v2 failed'],
+    [
+      'cuMemPoolDestroy',
+      'new core.CudaAsyncMemoryResource()[Symbol.dispose]();',
+      'CudaAsyncMemoryResource: cuMemPoolDestroy failed',
+    ],
+  ])('a failing %s is logged', (symbol, code, logged) => {
+    const run = runInProcess(code, {
+      env: { RMMJS_FAKE_CUDA_FAIL: `${symbol}:1:CUDA_ERROR_LAUNCH_FAILED` },
+      debugLog: true,
+    });
+    expect([run.status, run.stderr]).toEqual([0, '']);
+    expect(run.log).toContain(`[error ] ${logged}: CUDA_ERROR_LAUNCH_FAILED unspecified launch failure`);
+  });
+
+  it('a CudaStreamPool whose third stream cannot be created destroys the first two at once', () => {
+    const streamsBefore = fakeCuda.stats().liveStreams;
+    fakeCuda.failNext('cuStreamCreateWithPriority', 3, CUDA_ERROR_OUT_OF_MEMORY);
+    const error = thrown(() => new CudaStreamPool({ poolSize: 4 }));
+    expect(error).toBeInstanceOf(CudaError);
+    expect(error.cudaErrorName).toBe('CUDA_ERROR_OUT_OF_MEMORY');
+    expect(fakeCuda.stats().liveStreams).toBe(streamsBefore);
   });
 
   it('streams are destroyed when the last user lets go', () => {

@@ -4,6 +4,7 @@
 // dies without one, so a crash is counted, never lost).
 //   RMMJS_TEST_BACKENDS=host,fake (default) | gpu
 //     host: no CUDA (RMMJS_DISABLE_CUDA=1); fake: tooling/fake-cuda's driver; gpu: the real driver.
+//   RMMJS_TEST_RESULTS_DIR: another folder than .test-results (the sanitizer run keeps its own).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,7 +23,7 @@ const backends = (process.env.RMMJS_TEST_BACKENDS ?? 'host,fake')
   .split(',')
   .map((b) => b.trim())
   .filter(Boolean);
-const resultsDir = join(packageDir, '.test-results');
+const resultsDir = join(packageDir, process.env.RMMJS_TEST_RESULTS_DIR || '.test-results');
 mkdirSync(resultsDir, { recursive: true });
 
 function environment(backend) {

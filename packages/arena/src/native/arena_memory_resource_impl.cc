@@ -72,7 +72,10 @@ ArenaMemoryResourceImpl::ArenaMemoryResourceImpl(ResourceRef upstream, bool dump
       serial_(g_next_serial.fetch_add(1)) {}
 
 ArenaMemoryResourceImpl::~ArenaMemoryResourceImpl() {
-  if (global_.base() != nullptr) CoreApi()->deallocate(upstream_.get(), global_.base(), global_.size(), 0);
+  if (global_.base() == nullptr) return;
+  if (CoreApi()->deallocate(upstream_.get(), global_.base(), global_.size(), 0) != RMMJS_OK) {
+    LogAt(RMMJS_LOG_ERROR, "ArenaMemoryResource: returning memory upstream failed: " + LastErrorMessage());
+  }
 }
 
 rmmjs_status ArenaMemoryResourceImpl::Initialize(std::optional<std::size_t> arena_size) {

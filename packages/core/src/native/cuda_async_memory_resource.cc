@@ -6,6 +6,7 @@
 
 #include "driver.h"
 #include "errors.h"
+#include "logger.h"
 #include "resource.h"
 #include "rmmjs/resource.hpp"
 
@@ -27,7 +28,10 @@ class PoolResource {
   ~PoolResource() {
     if constexpr (kOwned) {
       ContextScope scope(device_);
-      DriverApi()->cuMemPoolDestroy(PoolOf(pool_));
+      int result = DriverApi()->cuMemPoolDestroy(PoolOf(pool_));
+      if (result != RMMJS_CUDA_SUCCESS) {
+        Log(RMMJS_LOG_ERROR, std::string(kTypeName) + ": cuMemPoolDestroy failed: " + DescribeCudaError(result));
+      }
     }
   }
   PoolResource(const PoolResource&) = delete;

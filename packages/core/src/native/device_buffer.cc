@@ -220,13 +220,34 @@ rmmjs_status DeviceBuffer::MoveTo(size_t new_capacity, StreamObject* stream) {
   void* old = std::exchange(data_, fresh);
   size_t old_capacity = std::exchange(capacity_, new_capacity);
   rmmjs_memory* old_owner = std::exchange(owner_, nullptr);  // the new memory is mr_'s
+  StreamObject* old_stream = stream_;
+  old_stream->Retain();  // for an undo: the buffer's reference goes with SetStream
   SetStream(stream);
-  // The buffer moved; failing to return the old memory is logged, not the resize's failure.
-  if (GiveBack(old, old_capacity, old_owner) != RMMJS_OK) {
-    LogFailure("returning the old memory after a resize failed");
+  // The old memory goes back on the new stream, after the copy (memory someone else owns goes back
+  // to its owner). When the resource cannot take it back (a transient failure), the move is undone:
+  // the buffer keeps its old memory, owner and stream, the new memory goes back, and the resize
+  // fails, as free() does, so that nothing is lost and it may be tried again. Memory the resource
+  // says is not its own (RMMJS_ERR_LOGIC) has nothing to return: the move stands.
+  status = GiveBack(old, old_capacity, old_owner);
+  if (status != RMMJS_OK && status != RMMJS_ERR_LOGIC) {
+    status = KeepingError(status, [&] {
+      data_ = old;
+      capacity_ = old_capacity;
+      owner_ = old_owner;
+      SetStream(old_stream);
+      if (rmmjs::Deallocate(mr_, fresh, new_capacity, stream->handle()) != RMMJS_OK) {
+        LogFailure("returning new memory after a failed resize failed");
+      }
+    });
+  } else {
+    if (status == RMMJS_ERR_LOGIC) {
+      LogFailure("the old memory of a resized buffer was not its resource's");
+      status = RMMJS_OK;
+    }
+    DestroyGuards();  // they guarded the old memory
   }
-  DestroyGuards();  // they guarded the old memory
-  return RMMJS_OK;
+  old_stream->Release();
+  return status;
 }
 
 rmmjs_status DeviceBuffer::Resize(size_t new_size, StreamObject* stream) {

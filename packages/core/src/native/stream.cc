@@ -2,6 +2,7 @@
 
 #include "driver.h"
 #include "errors.h"
+#include "logger.h"
 
 namespace rmmjs {
 namespace {
@@ -47,7 +48,10 @@ void StreamObject::Release() {
     if (const rmmjs_driver_api* api = DriverApi()) {
       ContextScope scope(device_);
       // Work still queued on the stream completes; the driver frees the stream afterwards.
-      api->cuStreamDestroy(reinterpret_cast<rmmjs_CUstream>(handle_));
+      int result = api->cuStreamDestroy(reinterpret_cast<rmmjs_CUstream>(handle_));
+      if (result != RMMJS_CUDA_SUCCESS) {
+        Log(RMMJS_LOG_ERROR, "Stream: cuStreamDestroy_v2 failed: " + DescribeCudaError(result));
+      }
     }
   }
   delete this;

@@ -34,8 +34,8 @@ void StatisticsResourceAdaptor::CountFree(size_t bytes) {
 void StatisticsResourceAdaptor::UncountFree(size_t bytes) {
   std::lock_guard<SpinLock> lock(lock_);
   Counters& top = stack_.back();
-  top.bytes.value += static_cast<int64_t>(bytes);
-  top.allocations.value += 1;
+  top.bytes.Restore(static_cast<int64_t>(bytes));
+  top.allocations.Restore(1);
 }
 
 StatisticsResourceAdaptor::Counters StatisticsResourceAdaptor::Top() const {

@@ -31,6 +31,11 @@ class StatisticsResourceAdaptor {
       peak = std::max(value, peak);
     }
     void Subtract(int64_t amount) { value -= amount; }
+    // Takes a Subtract back (the total does not grow: nothing new was allocated).
+    void Restore(int64_t amount) {
+      value += amount;
+      peak = std::max(value, peak);
+    }
     // RMM's add_counters_from_tracked_sub_block.
     void Merge(const Counter& child) {
       peak = std::max(value + child.peak, peak);
@@ -56,6 +61,7 @@ class StatisticsResourceAdaptor {
   // of a null pointer.
   void CountAllocation(size_t bytes);
   void CountFree(size_t bytes);
+  void UncountFree(size_t bytes);
 
   Counters Top() const;
   // *top receives the pair on top, then a pair of zeros is pushed.

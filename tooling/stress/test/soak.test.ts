@@ -1,0 +1,52 @@
+// The soak (tooling/scripts/soak.mjs) for five seconds on this backend: it passes, and its figures
+// say it did work; on the fake driver, an injected failure makes it fail.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { onFake } from '@rmmjs/test-helpers';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seed } from './common.js';
+
+const soak = fileURLToPath(new URL('../../scripts/soak.mjs', import.meta.url));
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rmmjs-soak-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function runSoak(env: Record<string, string> = {}) {
+  const json = join(dir, 'soak.json');
+  const run = spawnSync(
+    process.execPath,
+    [soak, '--seconds', '5', '--workers', '2', '--seed', String(seed), '--json', json],
+    { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000, killSignal: 'SIGKILL' },
+  );
+  return { ...run, figures: JSON.parse(readFileSync(json, 'utf8')) };
+}
+
+describe('tooling/scripts/soak.mjs', () => {
+  it('runs for five seconds and passes', () => {
+    const { status, signal, stdout, stderr, figures } = runSoak();
+    expect([status, signal, stderr]).toEqual([0, null, '']);
+    expect(stdout).toMatch(/^soak: PASS in \d+ s: /m);
+    expect(figures.problems).toEqual([]);
+    expect(figures.rounds).toBeGreaterThanOrEqual(2);
+    expect(figures.allocations).toBeGreaterThan(0);
+    expect(figures.checks).toBeGreaterThan(0);
+    expect(figures.peakMeter).toBeGreaterThan(0);
+    expect(figures.peakMeter).toBeLessThanOrEqual(figures.poolSize);
+  });
+
+  it.runIf(onFake())('fails, saying why, when a copy fails', () => {
+    const { status, stdout, stderr, figures } = runSoak({
+      RMMJS_FAKE_CUDA_FAIL: 'cuMemcpyAsync:100:CUDA_ERROR_LAUNCH_FAILED',
+    });
+    expect(status).toBe(1);
+    expect(stdout, stderr).toMatch(/^soak: FAIL \(1 problems\) in \d+ s: /m);
+    expect(stderr).toContain('CUDA error at cuMemcpyAsync: CUDA_ERROR_LAUNCH_FAILED');
+    expect(figures.problems).toHaveLength(1);
+  });
+});
