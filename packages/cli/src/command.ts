@@ -21,11 +21,6 @@ export interface Command {
   run(values: OptionValues, positionals: string[], output: Output): Promise<number | void>;
 }
 
-/** A wrong argument found by a command: usage on stderr, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
 /** Writes `lines` to a stream, one per line. */
 export function writeLines(stream: NodeJS.WritableStream, lines: string[]): void {
   if (lines.length > 0) stream.write(lines.join('\n') + '\n');

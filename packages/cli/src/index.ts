@@ -6,13 +6,16 @@
  */
 export { main, commands, usage } from './main.js';
 export type { Command, Output } from './command.js';
-export { UsageError } from './command.js';
+export { UsageError } from './usage-error.js';
 export { collectInfo, formatInfo } from './commands/info.js';
 export type { MachineInfo, DeviceInfo } from './commands/info.js';
 export { runDemo } from './commands/demo.js';
 export type { DemoResult } from './commands/demo.js';
-export { Action, LOG_COLUMNS, LogFormatError, LogParser, parseLog, readLog } from './log/parse-log.js';
-export type { AllocationLog, LiveAllocation } from './log/parse-log.js';
+export { Action, LOG_COLUMNS } from './log/allocation-log.js';
+export type { AllocationLog, LiveAllocation } from './log/allocation-log.js';
+export { LogFormatError } from './log/log-format-error.js';
+export { LogParser } from './log/log-parser.js';
+export { parseLog, readLog } from './log/read-log.js';
 export { replayLog, replayOn, summarizeLog } from './replay/replay.js';
 export type { LogSummary, ReplayOptions, ReplayOutcome, ReplayReport, ReplayResult } from './replay/replay.js';
 export { DEFAULT_REPLAY_RESOURCES, REPLAY_RESOURCES } from './replay/resources.js';

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { RMMError } from '@rmmjs/core';
-import { UsageError, type Command, type Output } from './command.js';
+import type { Command, Output } from './command.js';
+import { UsageError } from './usage-error.js';
 import { benchCommand } from './commands/bench.js';
 import { demoCommand } from './commands/demo.js';
 import { infoCommand } from './commands/info.js';

@@ -1,6 +1,7 @@
 import { cuda } from '@rmmjs/core';
 import { BENCH_RESOURCES, runBench, type BenchResourceName, type BenchRow } from '../bench/bench.js';
-import { UsageError, writeLines, type Command } from '../command.js';
+import { writeLines, type Command } from '../command.js';
+import { UsageError } from '../usage-error.js';
 import { progressBar } from '../progress.js';
 
 export function parseBenchResources(text: string): BenchResourceName[] {

@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { UsageError, type Command } from '../command.js';
+import type { Command } from '../command.js';
+import { UsageError } from '../usage-error.js';
 import { formatCount } from '../format.js';
-import { readLog } from '../log/parse-log.js';
+import { readLog } from '../log/read-log.js';
 import { plotData } from '../plot/plot-data.js';
 import { renderHtml, renderSvg } from '../plot/render.js';
 import { plotSpec } from '../plot/spec.js';

@@ -1,7 +1,8 @@
 import { parseBytes } from '@rmmjs/core';
-import { UsageError, writeLines, type Command } from '../command.js';
+import { writeLines, type Command } from '../command.js';
+import { UsageError } from '../usage-error.js';
 import { formatBytes, formatCount, formatTable } from '../format.js';
-import { readLog } from '../log/parse-log.js';
+import { readLog } from '../log/read-log.js';
 import { progressBar } from '../progress.js';
 import { replayLog, type ReplayReport } from '../replay/replay.js';
 import { isReplayResource, REPLAY_RESOURCES, type ReplayResourceName } from '../replay/resources.js';

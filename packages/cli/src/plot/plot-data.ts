@@ -1,5 +1,5 @@
 /** What `rmmjs plot` draws, computed from a log: memory in use over time and allocation sizes. */
-import { Action, type AllocationLog } from '../log/parse-log.js';
+import { Action, type AllocationLog } from '../log/allocation-log.js';
 
 /** Above this many events the in-use series keeps, per time interval, its lowest and highest point. */
 export const MAX_POINTS = 4000;

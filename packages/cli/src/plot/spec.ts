@@ -2,7 +2,7 @@
 import { basename } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { formatBytes, formatCount } from '../format.js';
-import type { AllocationLog } from '../log/parse-log.js';
+import type { AllocationLog } from '../log/allocation-log.js';
 import { plotData, type PlotData } from './plot-data.js';
 
 const BYTE_UNITS: [string, number][] = [

@@ -8,7 +8,7 @@ import {
   PER_THREAD_DEFAULT_STREAM,
   Stream,
 } from '@rmmjs/core';
-import { Action } from '../log/parse-log.js';
+import { Action } from '../log/allocation-log.js';
 import { ABORT, abortReplay, PROGRESS, type ReplayWorkerData, type ReplayWorkerResult } from './protocol.js';
 
 const data = workerData as ReplayWorkerData;

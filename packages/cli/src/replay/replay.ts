@@ -14,7 +14,7 @@ import {
   type DeviceMemoryResource,
 } from '@rmmjs/core';
 import { getLoggingLevel, LevelEnum, setLoggingLevel } from '@rmmjs/logging';
-import { Action, type AllocationLog } from '../log/parse-log.js';
+import { Action, type AllocationLog } from '../log/allocation-log.js';
 import { abortReplay, CONTROL_LENGTH, PROGRESS, type ReplayWorkerData, type ReplayWorkerResult } from './protocol.js';
 import { buildReplayStack, DEFAULT_REPLAY_RESOURCES, unavailableReason, type ReplayResourceName } from './resources.js';
 

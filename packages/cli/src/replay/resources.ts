@@ -18,7 +18,7 @@ import { LimitingResourceAdaptor } from '@rmmjs/limiting';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { formatBytes } from '../format.js';
-import type { AllocationLog } from '../log/parse-log.js';
+import type { AllocationLog } from '../log/allocation-log.js';
 
 export const REPLAY_RESOURCES = ['cuda', 'managed', 'async', 'pool', 'arena', 'binning', 'fixed-size'] as const;
 export type ReplayResourceName = (typeof REPLAY_RESOURCES)[number];

@@ -1,78 +1,16 @@
 /**
- * RMM's CSV allocation log (`Thread,Time,Action,Pointer,Size,Stream`), as written by RMM's
- * logging_resource_adaptor (C++, and Python's `rmm.enable_logging`) and by @rmmjs/logging: read
- * by column name as RMM's replay benchmark reads it, checked row by row, and each logged
- * allocation matched with its free. Every problem is a `LogFormatError` naming the line.
+ * Reads a log line by line, by column name as RMM's replay benchmark reads it, checks each row
+ * and matches each free with its allocation. Every problem is a `LogFormatError` naming the line.
  */
-import { createReadStream, statSync } from 'node:fs';
-import { GrowableArray } from './growable.js';
+import { GrowableArray } from './growable-array.js';
+import { Action, LOG_COLUMNS, type AllocationLog } from './allocation-log.js';
+import { LogFormatError } from './log-format-error.js';
 
-export const LOG_COLUMNS = ['Thread', 'Time', 'Action', 'Pointer', 'Size', 'Stream'] as const;
-
-/** The actions of a log row, as stored in `AllocationLog.action`. */
-export const Action = { allocate: 0, free: 1, allocateFailure: 2 } as const;
 const ACTIONS: Record<string, number> = {
   allocate: Action.allocate,
   free: Action.free,
   'allocate failure': Action.allocateFailure,
 };
-
-/** A log that cannot be read or replayed: the file and line say where (`TypeError`, `ERR_INVALID_ARG_VALUE`). */
-export class LogFormatError extends TypeError {
-  readonly code = 'ERR_INVALID_ARG_VALUE';
-  constructor(
-    readonly reason: string,
-    readonly source: string,
-    readonly line: number,
-  ) {
-    super(`${source}:${line}: ${reason}`);
-    this.name = 'LogFormatError';
-  }
-}
-
-/** An allocation the log never frees. */
-export interface LiveAllocation {
-  slot: number;
-  size: number;
-  stream: number;
-  line: number;
-}
-
-/** A parsed log: one entry per row in each column (typed arrays in shared memory, for worker threads). */
-export interface AllocationLog {
-  source: string;
-  events: number;
-  action: Uint8Array;
-  size: Float64Array;
-  /** Microseconds since the first row (a log that runs past midnight keeps counting). */
-  time: Float64Array;
-  /** Index into `threads`. */
-  thread: Int32Array;
-  /** Index into `streams`. */
-  stream: Int32Array;
-  /**
-   * The allocation an allocate or free is about (-1 for failures and null pointers): the index of
-   * its replayed pointer in a table of `slots` entries (a slot is reused once its free is done).
-   */
-  slot: Int32Array;
-  /** The row's line in the file. */
-  line: Int32Array;
-  slots: number;
-  /** The logged thread ids, in the order they first appear. */
-  threads: string[];
-  /** The logged stream handles, in the order they first appear. */
-  streams: bigint[];
-  allocations: number;
-  frees: number;
-  /** Rows `allocate failure`. */
-  failures: number;
-  /** The most bytes the log has allocated and not freed at once. */
-  peakBytes: number;
-  /** The largest allocation. */
-  largestAllocation: number;
-  /** Allocations still live at the end of the log. */
-  live: LiveAllocation[];
-}
 
 const TIME = /^(\d{1,2}):(\d{2}):(\d{2})[.:](\d{1,9})$/;
 const HEX = /^(?:0x)?([0-9a-f]+)$/i;
@@ -298,39 +236,4 @@ export class LogParser {
       live: [...this.#live.values()].sort((a, b) => a.line - b.line),
     };
   }
-}
-
-/** Parses the text of a log. */
-export function parseLog(text: string, source = '<log>'): AllocationLog {
-  const parser = new LogParser(source);
-  const lines = text.split('\n');
-  const unterminated = lines.at(-1) !== '';
-  if (!unterminated) lines.pop();
-  lines.forEach((line, i) => parser.line(line, unterminated && i === lines.length - 1));
-  return parser.finish();
-}
-
-/** Reads and parses a log file, streaming; `onProgress(bytesRead, fileBytes)` as it goes. */
-export async function readLog(
-  file: string,
-  { onProgress }: { onProgress?: (read: number, total: number) => void } = {},
-): Promise<AllocationLog> {
-  const total = statSync(file).size;
-  const parser = new LogParser(file);
-  let rest = '';
-  let read = 0;
-  // The log is ASCII; latin1 never splits a character across chunks.
-  for await (const chunk of createReadStream(file, { encoding: 'latin1', highWaterMark: 1 << 20 })) {
-    const text = rest + (chunk as string);
-    read += (chunk as string).length;
-    let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      parser.line(text.slice(start, end));
-      start = end + 1;
-    }
-    rest = text.slice(start);
-    onProgress?.(read, total);
-  }
-  if (rest !== '') parser.line(rest, true);
-  return parser.finish();
 }
