@@ -1,0 +1,128 @@
+import { availableDeviceMemory, cuda, getCurrentDeviceResource } from '@rmmjs/core';
+import { writeLines, type Command } from '../command.js';
+import { formatBytes } from '../format.js';
+import { resourceStack } from '../resource-stack.js';
+import { packageVersion } from '../version.js';
+
+// CUdevice_attribute values (CUDA 13's cuda.h).
+const COMPUTE_CAPABILITY_MAJOR = 75;
+const COMPUTE_CAPABILITY_MINOR = 76;
+const PAGEABLE_MEMORY_ACCESS = 88;
+const MEMORY_POOLS_SUPPORTED = 115;
+
+export interface DeviceInfo {
+  id: number;
+  name: string;
+  computeCapability: string;
+  memory: { free: number; total: number };
+  /** The device reads pageable host memory (HMM or ATS): SystemMemoryResource works on it. */
+  pageableMemoryAccess: boolean;
+  /** Stream-ordered memory pools (cudaMallocAsync): CudaAsyncMemoryResource works on it. */
+  memoryPools: boolean;
+}
+
+export interface MachineInfo {
+  versions: { cli: string; core: string; node: string };
+  mode: 'cuda' | 'host';
+  /** Why host mode is active (null on CUDA). */
+  hostModeReason: string | null;
+  /** The driver's CUDA version, 13000 for 13.0 (null in host mode). */
+  driverVersion: number | null;
+  /** `RMMJS_CUDA_LIBRARY` when set, else the library the loader looks for. */
+  driverLibrary: string;
+  devices: DeviceInfo[];
+  /** Host memory, in host mode (where "device memory" is host memory). */
+  hostMemory: { free: number; total: number } | null;
+  currentDevice: number;
+  /** The current device's resource and its upstreams, top first. */
+  resourceStack: string[];
+}
+
+function deviceInfo(id: number): DeviceInfo {
+  const previous = cuda.getDevice();
+  cuda.setDevice(id);
+  try {
+    const [free, total] = availableDeviceMemory();
+    const attribute = (number: number) => cuda.deviceAttribute(number, id);
+    return {
+      id,
+      name: cuda.deviceName(id),
+      computeCapability: `${attribute(COMPUTE_CAPABILITY_MAJOR)}.${attribute(COMPUTE_CAPABILITY_MINOR)}`,
+      memory: { free, total },
+      pageableMemoryAccess: attribute(PAGEABLE_MEMORY_ACCESS) !== 0,
+      memoryPools: attribute(MEMORY_POOLS_SUPPORTED) !== 0,
+    };
+  } finally {
+    cuda.setDevice(previous);
+  }
+}
+
+/** What `rmmjs info` prints, as data. Throws `CudaError` when the driver library cannot be loaded. */
+export function collectInfo(): MachineInfo {
+  const gpu = cuda.isAvailable();
+  const [free, total] = gpu ? [0, 0] : availableDeviceMemory();
+  return {
+    versions: { cli: packageVersion(), core: packageVersion('@rmmjs/core'), node: process.version },
+    mode: gpu ? 'cuda' : 'host',
+    hostModeReason: cuda.hostModeReason(),
+    driverVersion: gpu ? cuda.driverVersion() : null,
+    driverLibrary: process.env.RMMJS_CUDA_LIBRARY || 'libcuda.so.1',
+    devices: Array.from({ length: cuda.getDeviceCount() }, (_, id) => deviceInfo(id)),
+    hostMemory: gpu ? null : { free, total },
+    currentDevice: cuda.getDevice(),
+    resourceStack: resourceStack(getCurrentDeviceResource()),
+  };
+}
+
+/** 13000 -> "13.0", 12040 -> "12.4". */
+export function formatDriverVersion(version: number): string {
+  return `${Math.floor(version / 1000)}.${(version % 1000) / 10}`;
+}
+
+const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+
+export function formatInfo(info: MachineInfo): string[] {
+  const { versions } = info;
+  const lines = [`rmmjs ${versions.cli} (@rmmjs/core ${versions.core}, Node.js ${versions.node})`];
+  if (info.mode === 'host') {
+    lines.push(`mode: host (${info.hostModeReason?.replace(/\.$/, '')}); device memory is host memory`);
+    const { free, total } = info.hostMemory!;
+    lines.push(`host memory: ${formatBytes(free)} free of ${formatBytes(total)}`);
+  } else {
+    const count = info.devices.length;
+    lines.push(
+      `mode: CUDA ${formatDriverVersion(info.driverVersion!)} driver (${info.driverLibrary}), ${count} device${count === 1 ? '' : 's'}`,
+    );
+    for (const device of info.devices) {
+      lines.push(
+        `device ${device.id}: ${device.name}, compute capability ${device.computeCapability}`,
+        `  memory: ${formatBytes(device.memory.free)} free of ${formatBytes(device.memory.total)}`,
+        `  pageable memory access: ${yesNo(device.pageableMemoryAccess)}`,
+        `  memory pools (CudaAsyncMemoryResource): ${yesNo(device.memoryPools)}`,
+      );
+    }
+  }
+  lines.push(`current device: ${info.currentDevice}`, `resource stack: ${info.resourceStack.join(' > ')}`);
+  return lines;
+}
+
+export const infoCommand: Command = {
+  name: 'info',
+  summary: 'the CUDA driver, each device (memory, pageable access, memory pools), host mode, the resource stack',
+  help: `Usage: rmmjs info [--json]
+
+Prints the CUDA driver and each device: its name, free and total memory, whether it reads
+pageable host memory and whether it has memory pools (CudaAsyncMemoryResource); or that rmmjs
+runs in host mode and why; and the current device's resource stack.
+
+Options:
+  --json      print the same as JSON
+  -h, --help  this help`,
+  options: { json: { type: 'boolean' } },
+  positionals: { min: 0, max: 0, names: '' },
+  async run(values, _positionals, { stdout }) {
+    const info = collectInfo();
+    if (values.json) stdout.write(JSON.stringify(info, null, 2) + '\n');
+    else writeLines(stdout, formatInfo(info));
+  },
+};

@@ -1,0 +1,39 @@
+/** A log from text or from a file (streamed, for logs of any size). */
+import { createReadStream, statSync } from 'node:fs';
+import type { AllocationLog } from './allocation-log.js';
+import { LogParser } from './log-parser.js';
+
+/** Parses the text of a log. */
+export function parseLog(text: string, source = '<log>'): AllocationLog {
+  const parser = new LogParser(source);
+  const lines = text.split('\n');
+  const unterminated = lines.at(-1) !== '';
+  if (!unterminated) lines.pop();
+  lines.forEach((line, i) => parser.line(line, unterminated && i === lines.length - 1));
+  return parser.finish();
+}
+
+/** Reads and parses a log file, streaming; `onProgress(bytesRead, fileBytes)` as it goes. */
+export async function readLog(
+  file: string,
+  { onProgress }: { onProgress?: (read: number, total: number) => void } = {},
+): Promise<AllocationLog> {
+  const total = statSync(file).size;
+  const parser = new LogParser(file);
+  let rest = '';
+  let read = 0;
+  // The log is ASCII; latin1 never splits a character across chunks.
+  for await (const chunk of createReadStream(file, { encoding: 'latin1', highWaterMark: 1 << 20 })) {
+    const text = rest + (chunk as string);
+    read += (chunk as string).length;
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      parser.line(text.slice(start, end));
+      start = end + 1;
+    }
+    rest = text.slice(start);
+    onProgress?.(read, total);
+  }
+  if (rest !== '') parser.line(rest, true);
+  return parser.finish();
+}

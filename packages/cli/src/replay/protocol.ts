@@ -1,0 +1,45 @@
+/**
+ * What the replay's main thread and its workers share. Events run in log order across threads:
+ * `turn[t]` holds the index of the next event thread t may run; whoever ran event i hands the turn
+ * to the owner of event i + 1 (Atomics.store + notify), so each thread sleeps until its turn.
+ * `pointers[slot]` is the replayed pointer of a logged allocation, so any thread can free it.
+ */
+export const PROGRESS = 0; // control[PROGRESS]: events done
+export const ABORT = 1; // control[ABORT]: 1 once a thread failed; waiting threads leave
+export const CONTROL_LENGTH = 2;
+/** A turn value no event has: set on abort so no thread sleeps through it. */
+export const ABORTED_TURN = -2;
+
+export interface ReplayWorkerData {
+  /** This worker's thread index and its events, ascending. */
+  thread: number;
+  events: Int32Array;
+  /** Per event (shared): action, size, slot, owning thread, stream index. */
+  action: Uint8Array;
+  size: Float64Array;
+  slot: Int32Array;
+  owner: Int32Array;
+  stream: Int32Array;
+  /** Stream handles by stream index. */
+  streamHandles: bigint[];
+  pointers: BigUint64Array;
+  /** 1 where the replayed allocation of a slot ran out of memory (its free is skipped). */
+  failed: Uint8Array;
+  control: Int32Array;
+  turn: Int32Array;
+}
+
+/** A worker's last message. */
+export type ReplayWorkerResult =
+  | { kind: 'done'; failures: number; /** ms in allocate and deallocate */ inAllocator: number; end: bigint | null }
+  | { kind: 'aborted' }
+  | { kind: 'error'; message: string; event: number };
+
+/** Stops every thread: set ABORT, then change and wake every turn so none sleeps on. */
+export function abortReplay(control: Int32Array, turn: Int32Array): void {
+  Atomics.store(control, ABORT, 1);
+  for (let t = 0; t < turn.length; t++) {
+    Atomics.store(turn, t, ABORTED_TURN);
+    Atomics.notify(turn, t);
+  }
+}

@@ -1,0 +1,312 @@
+/**
+ * `rmmjs replay`: a log's allocations and frees run again against each allocator, one worker
+ * thread per logged thread, in the log's order (as RMM's replay benchmark does), and what each
+ * allocator did with them: the time, the peak memory it held, its fragmentation, and the
+ * allocations that ran out of memory.
+ */
+import { Worker } from 'node:worker_threads';
+import {
+  DEFAULT_STREAM,
+  LEGACY_DEFAULT_STREAM,
+  PER_THREAD_DEFAULT_STREAM,
+  setCurrentDeviceResource,
+  Stream,
+  type DeviceMemoryResource,
+} from '@rmmjs/core';
+import { getLoggingLevel, LevelEnum, setLoggingLevel } from '@rmmjs/logging';
+import { Action, type AllocationLog } from '../log/allocation-log.js';
+import { abortReplay, CONTROL_LENGTH, PROGRESS, type ReplayWorkerData, type ReplayWorkerResult } from './protocol.js';
+import { buildReplayStack, DEFAULT_REPLAY_RESOURCES, unavailableReason, type ReplayResourceName } from './resources.js';
+
+export interface ReplayOptions {
+  /** The allocators (default: `DEFAULT_REPLAY_RESOURCES`). */
+  resources?: ReplayResourceName[];
+  /** Bytes each allocator may take from upstream (default: no bound). */
+  size?: number;
+  /** Called as the replay of each resource goes on. */
+  onProgress?: (resource: ReplayResourceName, done: number, total: number) => void;
+}
+
+export interface ReplayResult {
+  resource: ReplayResourceName;
+  /** The allocator's class (null when it was skipped). */
+  className: string | null;
+  /** Why it was not replayed here (null when it was). */
+  skipped: string | null;
+  /** Why its replay stopped: it could not be built, or a call failed with something else than running out of memory. */
+  error: string | null;
+  /** Milliseconds from the first event to the last (null when it did not finish). */
+  timeMs: number | null;
+  /** Milliseconds the threads spent in allocate and deallocate, added up (null when it did not finish). */
+  allocatorMs: number | null;
+  /** The most bytes the replayed allocations held at once. */
+  peakRequestedBytes: number | null;
+  /** The most bytes the allocator held from its upstream at once (null for the driver's own resources). */
+  peakHeldBytes: number | null;
+  /** 1 - peak requested / peak held (null where peak held is). */
+  fragmentation: number | null;
+  /** Allocations that failed with OutOfMemoryError (their frees are skipped). */
+  failures: number;
+}
+
+export interface LogSummary {
+  source: string;
+  events: number;
+  allocations: number;
+  frees: number;
+  /** `allocate failure` rows: logged, not replayed. */
+  loggedFailures: number;
+  threads: number;
+  streams: number;
+  peakBytes: number;
+  largestAllocation: number;
+  /** Allocations the log never frees (the replay frees them after the clock stops). */
+  leaked: { count: number; bytes: number };
+}
+
+export interface ReplayReport {
+  log: LogSummary;
+  size: number | null;
+  results: ReplayResult[];
+}
+
+export function summarizeLog(log: AllocationLog): LogSummary {
+  return {
+    source: log.source,
+    events: log.events,
+    allocations: log.allocations,
+    frees: log.frees,
+    loggedFailures: log.failures,
+    threads: log.threads.length,
+    streams: log.streams.length,
+    peakBytes: log.peakBytes,
+    largestAllocation: log.largestAllocation,
+    leaked: { count: log.live.length, bytes: log.live.reduce((sum, a) => sum + a.size, 0) },
+  };
+}
+
+/** Replays `log` against each resource, one after the other. */
+export async function replayLog(log: AllocationLog, options: ReplayOptions = {}): Promise<ReplayReport> {
+  const { size, onProgress } = options;
+  const names = options.resources ?? DEFAULT_REPLAY_RESOURCES;
+  const results: ReplayResult[] = [];
+  for (const name of names) {
+    results.push(await replayResource(log, name, size, (done, total) => onProgress?.(name, done, total)));
+  }
+  return { log: summarizeLog(log), size: size ?? null, results };
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+async function replayResource(
+  log: AllocationLog,
+  resource: ReplayResourceName,
+  size: number | undefined,
+  onProgress: (done: number, total: number) => void,
+): Promise<ReplayResult> {
+  const result: ReplayResult = {
+    resource,
+    className: null,
+    skipped: unavailableReason(resource, log),
+    error: null,
+    timeMs: null,
+    allocatorMs: null,
+    peakRequestedBytes: null,
+    peakHeldBytes: null,
+    fragmentation: null,
+    failures: 0,
+  };
+  if (result.skipped !== null) return result;
+  // Allocations that run out of memory are counted in the report, not logged one by one.
+  const level = getLoggingLevel();
+  setLoggingLevel(LevelEnum.off);
+  let stack;
+  try {
+    stack = buildReplayStack(resource, size);
+  } catch (error) {
+    setLoggingLevel(level);
+    result.error = `could not be built: ${messageOf(error)}`;
+    return result;
+  }
+  try {
+    result.className = stack.className;
+    const run = await replayOn(log, stack.top, onProgress);
+    result.timeMs = run.timeMs;
+    result.allocatorMs = run.allocatorMs;
+    result.failures = run.failures;
+    result.error = run.error;
+    result.peakRequestedBytes = stack.top.allocationCounts.peakBytes;
+    if (stack.held !== null) {
+      const held = stack.held.allocationCounts.peakBytes;
+      result.peakHeldBytes = held;
+      result.fragmentation = held > 0 ? 1 - result.peakRequestedBytes / held : null;
+    }
+    return result;
+  } finally {
+    stack[Symbol.dispose]();
+    setLoggingLevel(level);
+  }
+}
+
+const sharedInt32 = (length: number) => new Int32Array(new SharedArrayBuffer(4 * Math.max(length, 1)));
+
+/** Each thread's events, ascending, in shared memory. */
+function eventsByThread(log: AllocationLog): Int32Array[] {
+  const counts = new Array<number>(log.threads.length).fill(0);
+  for (let i = 0; i < log.events; i++) counts[log.thread[i]]++;
+  const lists = counts.map(sharedInt32);
+  const filled = new Array<number>(log.threads.length).fill(0);
+  for (let i = 0; i < log.events; i++) lists[log.thread[i]][filled[log.thread[i]]++] = i;
+  return lists;
+}
+
+export interface ReplayOutcome {
+  /** Milliseconds from the first event to the last (null when the replay stopped). */
+  timeMs: number | null;
+  /** Milliseconds the threads spent in allocate and deallocate, added up (null when the replay stopped). */
+  allocatorMs: number | null;
+  /** Allocations that failed with OutOfMemoryError. */
+  failures: number;
+  /** Why the replay stopped, with the log's line (null when it ran to the end). */
+  error: string | null;
+}
+
+/**
+ * Replays the log's events on `mr`, one worker thread per logged thread, in the log's order; `mr`
+ * is the current device resource meanwhile (workers find it there). Whatever the log leaves
+ * allocated, or the replay holds when it stops, is freed afterwards.
+ */
+export async function replayOn(
+  log: AllocationLog,
+  mr: DeviceMemoryResource,
+  onProgress: (done: number, total: number) => void = () => {},
+): Promise<ReplayOutcome> {
+  const control = sharedInt32(CONTROL_LENGTH);
+  const turn = sharedInt32(log.threads.length).fill(-1);
+  const pointers = new BigUint64Array(new SharedArrayBuffer(8 * Math.max(log.slots, 1)));
+  const failed = new Uint8Array(new SharedArrayBuffer(Math.max(log.slots, 1)));
+  const defaults = [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM];
+  // A stream of our own for each logged stream other than the default ones.
+  const streams = log.streams.map((handle) => (handle <= 2n ? defaults[Number(handle)] : new Stream()));
+  const previous = setCurrentDeviceResource(mr);
+  const timer = setInterval(() => onProgress(Atomics.load(control, PROGRESS), log.events), 100);
+  try {
+    const results = await runWorkers(log, { control, turn, pointers, failed, streams });
+    onProgress(Atomics.load(control, PROGRESS), log.events);
+    const error = results.find((r) => r.kind === 'error');
+    const end = results.find((r) => r.kind === 'done' && r.end !== null);
+    let timeMs: number | null = null;
+    if (log.events === 0) timeMs = 0;
+    else if (error === undefined && end?.kind === 'done') timeMs = Number(end.end! - results.start) / 1e6;
+    return {
+      timeMs,
+      allocatorMs:
+        timeMs === null ? null : results.reduce((sum, r) => sum + (r.kind === 'done' ? r.inAllocator : 0), 0),
+      failures: results.reduce((sum, r) => sum + (r.kind === 'done' ? r.failures : 0), 0),
+      error: error === undefined ? null : `line ${log.line[error.event]}: ${error.message}`,
+    };
+  } finally {
+    clearInterval(timer);
+    setCurrentDeviceResource(previous);
+    freeOutstanding(log, mr, Atomics.load(control, PROGRESS), pointers, failed, streams);
+    for (const stream of streams) {
+      if (!defaults.includes(stream)) {
+        stream.synchronize();
+        stream[Symbol.dispose]();
+      }
+    }
+  }
+}
+
+type WorkerResults = ReplayWorkerResult[] & { start: bigint };
+
+async function runWorkers(
+  log: AllocationLog,
+  shared: {
+    control: Int32Array;
+    turn: Int32Array;
+    pointers: BigUint64Array;
+    failed: Uint8Array;
+    streams: Stream[];
+  },
+): Promise<WorkerResults> {
+  const { control, turn, pointers, failed, streams } = shared;
+  const lists = eventsByThread(log);
+  const ready: Promise<void>[] = [];
+  const done: Promise<ReplayWorkerResult>[] = [];
+  for (const [thread, events] of lists.entries()) {
+    const data: ReplayWorkerData = {
+      thread,
+      events,
+      action: log.action,
+      size: log.size,
+      slot: log.slot,
+      owner: log.thread,
+      stream: log.stream,
+      streamHandles: streams.map((s) => s.handle),
+      pointers,
+      failed,
+      control,
+      turn,
+    };
+    const worker = new Worker(new URL('./replay-worker.js', import.meta.url), { workerData: data });
+    let result: ReplayWorkerResult | undefined;
+    let started!: () => void;
+    ready.push(new Promise<void>((resolve) => (started = resolve)));
+    done.push(
+      new Promise((resolve) => {
+        worker.on('message', (message: 'ready' | ReplayWorkerResult) => {
+          if (message === 'ready') started();
+          else result = message;
+        });
+        worker.on('error', (error) => {
+          abortReplay(control, turn);
+          result = { kind: 'error', message: messageOf(error), event: Atomics.load(control, PROGRESS) };
+        });
+        worker.on('exit', (code) => {
+          started();
+          if (result === undefined) {
+            abortReplay(control, turn);
+            result = {
+              kind: 'error',
+              message: `a replay thread exited (${code})`,
+              event: Atomics.load(control, PROGRESS),
+            };
+          }
+          resolve(result);
+        });
+      }),
+    );
+  }
+  await Promise.all(ready);
+  const start = process.hrtime.bigint();
+  if (log.events > 0) {
+    Atomics.store(turn, log.thread[0], 0);
+    Atomics.notify(turn, log.thread[0]);
+  }
+  return Object.assign(await Promise.all(done), { start });
+}
+
+/**
+ * Frees what the replay still holds after `done` events: the allocations the log never frees,
+ * or, after a failure, everything allocated up to it. Each on the stream it was allocated on.
+ */
+function freeOutstanding(
+  log: AllocationLog,
+  mr: DeviceMemoryResource,
+  done: number,
+  pointers: BigUint64Array,
+  failed: Uint8Array,
+  streams: Stream[],
+): void {
+  const allocatedBy = new Int32Array(Math.max(log.slots, 1)).fill(-1);
+  for (let event = 0; event < done; event++) {
+    const slot = log.slot[event];
+    if (slot < 0) continue;
+    allocatedBy[slot] = log.action[event] === Action.allocate ? event : -1;
+  }
+  for (const [slot, event] of allocatedBy.entries()) {
+    if (event < 0 || failed[slot] !== 0) continue;
+    mr.deallocate(pointers[slot], log.size[event], streams[log.stream[event]]);
+  }
+}

@@ -1,0 +1,95 @@
+// `rmmjs bench`: the rows it measures (values vary between machines and runs; names and units do not).
+import { describe, expect, it } from 'vitest';
+import { backend, GiB, onFake, onHost, withCuda } from '@rmmjs/test-helpers';
+import { BENCH_RESOURCES, randomWorkload, runBench, type BenchReport } from '@rmmjs/cli';
+import { lines, rmmjs } from './run-cli.js';
+
+const base = withCuda() ? 'CudaMemoryResource' : 'SystemMemoryResource';
+const pinnedCopies = (prefix = '') =>
+  withCuda() ? [`${prefix}pinned->device 32 MiB`, `${prefix}device->pinned 32 MiB`] : [];
+
+describe(`rmmjs bench (${backend()})`, () => {
+  it('--quick --json: the rows of each resource, DeviceBuffer and the copies', () => {
+    // The random workload holds up to 1000 allocations of up to 4 MiB: more than the fake
+    // driver's 256 MiB (its memory is address space until touched).
+    const run = rmmjs(['bench', '--quick', '--resources', 'cuda,pool,fixed-size,async', '--json'], {
+      env: { RMMJS_FAKE_CUDA_MEMORY: String(8 * GiB) },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as BenchReport;
+    expect([report.gpu, report.quick]).toEqual([withCuda(), true]);
+    const steps = withCuda() ? 1000 : 10000;
+    expect(report.rows.map((r) => `${r.group}: ${r.name} (${r.unit})`)).toEqual([
+      `${base}: pair 1 MiB from JS (ns)`,
+      `${base}: random workload (${steps} steps) from JS (ns/op)`,
+      ...(withCuda()
+        ? [
+            'CudaAsyncMemoryResource: pair 1 MiB from JS (ns)',
+            'CudaAsyncMemoryResource: random workload (10000 steps) from JS (ns/op)',
+          ]
+        : []),
+      'PoolMemoryResource: pair 1 MiB from JS (ns)',
+      'PoolMemoryResource: random workload (10000 steps) from JS (ns/op)',
+      ...[1, 2, 4, 8].map((n) => `PoolMemoryResource: ${n} worker threads, pairs of 1 MiB (Mops/s)`),
+      'FixedSizeMemoryResource: pair 1 MiB from JS (ns)',
+      `DeviceBuffer: create+free 64 B on ${base} (ns)`,
+      'copies: host->device 32 MiB (pageable) (GB/s)',
+      'copies: device->host 32 MiB (pageable) (GB/s)',
+      ...pinnedCopies('copies: ').map((name) => `${name} (GB/s)`),
+    ]);
+    for (const row of report.rows) expect(row.value).toBeGreaterThan(0);
+    expect(report.skipped).toEqual(onHost() ? [{ resource: 'async', why: 'needs a GPU (host mode)' }] : []);
+  });
+
+  it('prints a header, then a line per row as it goes', () => {
+    const run = rmmjs(['bench', '--quick', '--resources', 'fixed-size']);
+    expect(run.status).toBe(0);
+    const out = lines(run.stdout);
+    expect(out[0]).toMatch(
+      onHost()
+        ? /^rmmjs bench on host \(no GPU: device memory is host memory\) \(quick\)$/
+        : /^rmmjs bench on .+ \(quick\)$/,
+    );
+    expect(out[1]).toBe('');
+    expect(out.slice(2).map((line) => line.replace(/ +\d+\.\d+ +/, ' | '))).toEqual([
+      'FixedSizeMemoryResource  pair 1 MiB from JS | ns',
+      `DeviceBuffer             create+free 64 B on ${base} | ns`,
+      'copies                   host->device 32 MiB (pageable) | GB/s',
+      'copies                   device->host 32 MiB (pageable) | GB/s',
+      ...pinnedCopies('copies                   ').map((name) => `${name} | GB/s`),
+    ]);
+  });
+
+  it.runIf(onFake())('a resource that runs out of memory stops; the rows before stand', () => {
+    const run = rmmjs(['bench', '--quick', '--resources', 'async', '--json']);
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as BenchReport;
+    expect(report.rows[0]).toMatchObject({ group: 'CudaAsyncMemoryResource', name: 'pair 1 MiB from JS' });
+    expect(report.skipped).toHaveLength(1);
+    expect(report.skipped[0].resource).toBe('async');
+    expect(report.skipped[0].why).toMatch(/^stopped: .*CUDA_ERROR_OUT_OF_MEMORY/);
+    expect(report.rows.map((r) => r.group)).toContain('DeviceBuffer');
+  });
+
+  it('an unknown resource: exit 2', () => {
+    const run = rmmjs(['bench', '--resources', 'pool,turbo']);
+    expect(run.status).toBe(2);
+    expect(lines(run.stderr)[0]).toBe(
+      `rmmjs bench: --resources: unknown resource 'turbo' (choose from ${BENCH_RESOURCES.join(', ')})`,
+    );
+  });
+
+  it("runs the benchmark scripts' random workload (seed 42: the same sizes and frees)", () => {
+    const workload = randomWorkload({ steps: 3 });
+    expect([...workload.sizes, ...workload.frees, workload.remaining]).toEqual([2521212, 0, 2809069, 0, 0, 0, 1]);
+  });
+
+  it('runBench with no resources measures DeviceBuffer and the copies', async () => {
+    const rows: string[] = [];
+    const report = await runBench({ resources: [], quick: true, onRow: (row) => rows.push(row.name) });
+    expect(rows).toEqual(report.rows.map((r) => r.name));
+    expect(rows[0]).toBe(`create+free 64 B on ${base}`);
+    expect(rows).toHaveLength(withCuda() ? 5 : 3);
+  });
+});
