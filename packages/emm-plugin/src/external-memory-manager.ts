@@ -95,7 +95,11 @@ function bytesOf(owner: unknown): Uint8Array {
 // Where pointer is in view: a byte offset (a number), or an address inside it (a bigint, as Numba's).
 function offsetIn(view: Uint8Array, pointer: unknown): number {
   if (pointer === undefined) return 0;
-  if (typeof pointer === 'number') return validateSize(pointer, 'pointer');
+  if (typeof pointer === 'number') {
+    validateSize(pointer, 'pointer');
+    if (pointer > view.byteLength) throw outOfRange('pointer', `<= ${view.byteLength} (owner's bytes)`, pointer);
+    return pointer;
+  }
   if (typeof pointer !== 'bigint') throw invalidArgType('pointer', 'of type bigint or number', pointer);
   const start = addon.address(view);
   if (pointer < start || pointer > start + BigInt(view.byteLength)) {
@@ -217,13 +221,9 @@ export class RMMExternalMemoryManager {
   ): PinnedMemory | MappedMemory {
     const view = bytesOf(owner);
     const offset = offsetIn(view, pointer);
-    const length = size === undefined ? Math.max(view.byteLength - offset, 0) : validateSize(size, 'size');
-    if (offset + length > view.byteLength) {
-      throw outOfRange(
-        'size',
-        `<= ${view.byteLength - Math.min(offset, view.byteLength)} (owner's bytes from pointer)`,
-        length,
-      );
+    const length = size === undefined ? view.byteLength - offset : validateSize(size, 'size');
+    if (length > view.byteLength - offset) {
+      throw outOfRange('size', `<= ${view.byteLength - offset} (owner's bytes from pointer)`, length);
     }
     const { mapped = false } = validateOptions<MemPinOptions>(options);
     validateBoolean(mapped, 'options.mapped');

@@ -108,7 +108,10 @@ describe('mempin', () => {
     const mgr = manager();
     expect(thrown(() => mgr.mempin(owner, 0, 101)).code).toBe('ERR_OUT_OF_RANGE');
     expect(thrown(() => mgr.mempin(owner, 50, 51)).code).toBe('ERR_OUT_OF_RANGE');
-    expect(thrown(() => mgr.mempin(owner, 101)).code).toBe('ERR_OUT_OF_RANGE');
+    expect(thrown(() => mgr.mempin(owner, 101)).message).toContain('"pointer"');
+    expect(thrown(() => mgr.mempin(owner, 50, 51)).message).toBe(
+      'The value of "size" is out of range. It must be <= 50 (owner\'s bytes from pointer). Received 51',
+    );
     expect(thrown(() => mgr.mempin(owner, base - 1n, 1)).code).toBe('ERR_OUT_OF_RANGE');
     expect(thrown(() => mgr.mempin(owner, base + 101n)).code).toBe('ERR_OUT_OF_RANGE');
     expect(thrown(() => mgr.mempin(owner, base + 90n, 20)).code).toBe('ERR_OUT_OF_RANGE');

@@ -30,7 +30,12 @@ struct Allocation {
 // Published once g_core_api (resource.hpp) is set: hooks called before init see nullptr.
 std::atomic<const rmmjs_core_api*> g_ready{nullptr};
 std::mutex g_init_mutex;
-ShardedPointerTable<Allocation> g_live;
+
+// Never destroyed: a library may free memory from its own static destructors, in any order.
+ShardedPointerTable<Allocation>& Live() {
+  static auto* table = new ShardedPointerTable<Allocation>();
+  return *table;
+}
 
 std::atomic<uint64_t> g_live_allocations{0};
 std::atomic<uint64_t> g_live_bytes{0};
@@ -79,7 +84,7 @@ rmmjs_status OnDevice(const rmmjs_core_api* core, int32_t device, Op&& op) {
 
 bool Record(void* ptr, const Allocation& allocation) noexcept {
   try {
-    return g_live.Insert(ptr, allocation);
+    return Live().Insert(ptr, allocation);
   } catch (...) {
     return false;
   }
@@ -121,7 +126,7 @@ void Deallocate(const char* hook, void* ptr, rmmjs_stream stream, size_t bytes =
   const rmmjs_core_api* core = Core();
   if (ptr == nullptr || core == nullptr) return;
   Allocation allocation;
-  if (!g_live.Take(ptr, &allocation)) {
+  if (!Live().Take(ptr, &allocation)) {
     g_foreign_frees.fetch_add(1, std::memory_order_relaxed);
     LogSafely(RMMJS_LOG_ERROR, [&] {
       return std::string(hook) + ": " + Hex(ptr) +
