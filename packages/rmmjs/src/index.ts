@@ -7,7 +7,8 @@
  *   const pool = new rmm.mr.PoolMemoryResource(rmm.mr.getCurrentDeviceResource());
  *
  * `rmm.*` has everything of `@rmmjs/core` and the debug logger; `rmm.mr.*` the resources, the
- * adaptors and the per-device registry; `rmm.statistics.*` the statistics and the profiler.
+ * adaptors and the per-device registry; `rmm.statistics.*` the statistics and the profiler;
+ * `rmm.allocators.*` memory for array libraries; `rmm.interop.*` DLPack and CUDA IPC.
  */
 export * from '@rmmjs/core';
 export {
@@ -25,5 +26,7 @@ export {
 } from '@rmmjs/logging';
 export * as mr from './mr.js';
 export * as statistics from './statistics.js';
+export * as allocators from './allocators.js';
+export * as interop from './interop.js';
 export { reinitialize } from './reinitialize.js';
 export type { ReinitializeOptions } from './reinitialize.js';

@@ -81,14 +81,19 @@ const statistics = [
   'profile',
 ];
 
+const allocators = ['rmmAllocator', 'rmmMemoryAllocator', 'RmmMemory', 'allocatorHooks', 'RMMExternalMemoryManager'];
+const interop = ['exportIpcHandle', 'openIpcHandle', 'toDLPack', 'fromDLPack'];
+
 const missing = (namespace: object, names: string[]) =>
   names.filter((name) => (namespace as Record<string, unknown>)[name] === undefined);
 
 describe('rmmjs', () => {
-  it('has rmm.X, rmm.mr.X and rmm.statistics.X for every name of the layout', () => {
+  it('has rmm.X, rmm.mr.X, rmm.statistics.X, rmm.allocators.X and rmm.interop.X for every name of the layout', () => {
     expect(missing(rmm, top)).toEqual([]);
     expect(missing(rmm.mr, mr)).toEqual([]);
     expect(missing(rmm.statistics, statistics)).toEqual([]);
+    expect(missing(rmm.allocators, allocators)).toEqual([]);
+    expect(missing(rmm.interop, interop)).toEqual([]);
   });
 
   it('re-exports the packages themselves, not copies', async () => {

@@ -1,0 +1,2 @@
+/** `rmm.interop.*`: buffers crossing a boundary (DLPack, CUDA IPC between processes). */
+export * from '@rmmjs/interop';
