@@ -61,7 +61,6 @@ class StatisticsResourceAdaptor {
   // of a null pointer.
   void CountAllocation(size_t bytes);
   void CountFree(size_t bytes);
-  void UncountFree(size_t bytes);
 
   Counters Top() const;
   // *top receives the pair on top, then a pair of zeros is pushed.
