@@ -58,8 +58,10 @@ function instrument(code: string): { script: string; expected: string[] } {
   });
   const script = [
     "import { format as __format } from 'node:util';",
+    "import { isMainThread as __isMainThread } from 'node:worker_threads';",
     'const __printed = [];',
-    "process.on('beforeExit', () => { if (!__printed.done) { __printed.done = true; console.log('__PRINTED__' + JSON.stringify(__printed)); } });",
+    // On exit (also process.exit), from the main thread only (an example may run itself in workers).
+    "if (__isMainThread) process.on('exit', () => console.log('__PRINTED__' + JSON.stringify(__printed)));",
     ...lines,
   ].join('\n');
   return { script, expected };

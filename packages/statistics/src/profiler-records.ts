@@ -1,6 +1,6 @@
 import { invalidArgType, invalidArgValue, validateOptions } from '@rmmjs/core/internal';
 import { MemoryRecord } from './memory-record.js';
-import type { Statistics } from './statistics.js';
+import { counterArg, type Statistics } from './statistics.js';
 
 /** What `report()` can sort by (RMM's Python names are accepted too). */
 export type ProfilerOrder = 'numCalls' | 'memoryPeak' | 'memoryTotal' | 'num_calls' | 'memory_peak' | 'memory_total';
@@ -33,7 +33,8 @@ export class ProfilerRecords {
   add(name: string, stats: Pick<Statistics, 'totalBytes' | 'peakBytes'>): void {
     if (typeof name !== 'string') throw invalidArgType('name', 'of type string', name);
     if (typeof stats !== 'object' || stats === null) throw invalidArgType('stats', 'a Statistics object', stats);
-    const { totalBytes, peakBytes } = stats;
+    const totalBytes = counterArg(stats.totalBytes, 'stats.totalBytes');
+    const peakBytes = counterArg(stats.peakBytes, 'stats.peakBytes');
     const record = this.#records.get(name) ?? new MemoryRecord();
     record.add(totalBytes, peakBytes); // a refused call adds no record
     this.#records.set(name, record);

@@ -97,7 +97,7 @@ struct Allocation {
   int preferred_type;  // managed only: the preferred location advised (cuMemAdvise_v2)
   int preferred_id;
   unsigned host_flags = 0;  // pinned host only: the CU_MEMHOSTALLOC_* flags
-  uint64_t serial = 0;  // never reused: an IPC handle of freed and reallocated memory differs
+  uint64_t serial = 0;      // never reused: an IPC handle of freed and reallocated memory differs
   // kIpcMapped: the mapping (page aligned, around the memory), the opens not yet closed (the
   // driver counts them) and the handle it was opened from.
   void* mapping = nullptr;
