@@ -15,7 +15,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const workload = (file: string) => `
   const mr = new logging.LoggingResourceAdaptor(core.getCurrentDeviceResource(), { logFileName: ${JSON.stringify(file)} });
   core.setCurrentDeviceResource(mr);
-  const kept = [];
+  // Reachable to the end: a collection before a timer's turn would free unreachable buffers.
+  const kept = (globalThis.kept = []);
   for (let i = 0; i < 3000; i++) {
     const buffer = new core.DeviceBuffer({ size: 1 + (i % 500) });
     if (i % 3 === 0) kept.push(buffer); else buffer.free();
