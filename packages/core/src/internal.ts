@@ -1,7 +1,6 @@
 /**
- * For rmmjs's own packages (adaptors, logging, statistics): the pieces each
- * one needs to build its addon and classes on core. Not a public API: third-party addons use
- * '@rmmjs/core/addon'.
+ * For rmmjs's own packages: the pieces each one needs to build its addon and classes on core.
+ * Not a public API: third-party addons use '@rmmjs/core/addon'.
  */
 export { native, makeNativeError, holdJsException, heldJsException, takeHeldJsException } from './native.js';
 export type {
