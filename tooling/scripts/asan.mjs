@@ -70,11 +70,28 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-// Runs a command to its end; its exit status (or signal).
+// Sanitizer reports that reach an output instead of a log file: UBSan's, when ASan's runtime is
+// loaded too, ignore log_path (a child process's output is the test's to check).
+const REPORT = /runtime error:|ERROR: \w+Sanitizer|SUMMARY: \w+Sanitizer/;
+const printedReports = [];
+
+// Runs a command to its end (its output shown, and scanned for reports); its exit status (or signal).
 function spawned(command, commandArgs, options) {
   if (interrupted) throw new Error(`asan: interrupted (${interrupted})`);
   return new Promise((resolve, reject) => {
-    current = spawn(command, commandArgs, { stdio: 'inherit', detached: true, ...options });
+    current = spawn(command, commandArgs, { stdio: ['inherit', 'pipe', 'pipe'], detached: true, ...options });
+    for (const [from, to] of [
+      [current.stdout, process.stdout],
+      [current.stderr, process.stderr],
+    ]) {
+      let partial = '';
+      from.on('data', (chunk) => {
+        to.write(chunk);
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop();
+        printedReports.push(...lines.filter((line) => REPORT.test(line)));
+      });
+    }
     current.once('error', reject);
     current.once('exit', (status, signal) => {
       current = undefined;
@@ -186,11 +203,14 @@ try {
   for (const report of reports.slice(0, 10)) {
     console.log(`\n--- ${basename(report)}\n${readFileSync(report, 'utf8').slice(0, 6000)}`);
   }
+  if (printedReports.length > 0) console.log(`\n--- printed\n${printedReports.slice(0, 50).join('\n')}`);
+  const count = reports.length + printedReports.length;
   console.log(
     `asan: ${summary.totals.passed} passed, ${summary.totals.failed} failed, ${summary.totals.skipped} skipped ` +
-      `in ${minutes} min; ${reports.length} sanitizer reports${reports.length ? ` (in ${relative(root, logs)}/)` : ''}`,
+      `in ${minutes} min; ${count} sanitizer reports` +
+      (count ? ` (${reports.length} in ${relative(root, logs)}/, ${printedReports.length} printed)` : ''),
   );
-  failed = summary.totals.failed > 0 || reports.length > 0;
+  failed = summary.totals.failed > 0 || count > 0;
 } catch (error) {
   console.error(error.message);
 } finally {

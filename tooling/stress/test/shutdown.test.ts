@@ -3,13 +3,15 @@
 // stream synchronisation and an asynchronous upload, from the main thread (process.exit, the end
 // of the script, an uncaught exception or rejection) and from a worker (process.exit inside it,
 // its end with buffers live, terminate(), an uncaught exception). The process must end with the
-// expected status, never hang and never crash; after a worker is gone its buffers must have come
-// back.
+// expected status, never hang (a child is killed after 3 minutes) and never crash; after a worker is
+// gone its buffers must have come back.
 import { pathToFileURL } from 'node:url';
 import { MiB, onFake, resolveFromPackage, runInProcess, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
-const TIMEOUT_MS = 60_000;
+// A hang is a child still running after this (a loaded machine can take a minute for a case).
+const TIMEOUT_MS = 180_000;
+const slow = { timeout: 2 * TIMEOUT_MS };
 // Asynchronous copies go in slices of 64 MiB with CUDA, 16 MiB without: one copy of a slice and
 // a quarter is in flight between its slices.
 const BIG = (withCuda() ? 80 : 20) * MiB;
@@ -45,7 +47,7 @@ function run(code: string) {
   return result;
 }
 
-describe('the main thread exits with buffers, pools, streams and asynchronous work live', () => {
+describe('the main thread exits with buffers, pools, streams and asynchronous work live', slow, () => {
   it('the script ends (the pending work completes first): status 0', () => {
     const result = run(`${startWork}\nconsole.log('started');`);
     expect([result.status, result.stdout, result.stderr]).toEqual([0, 'started', '']);
@@ -79,7 +81,7 @@ describe('the main thread exits with buffers, pools, streams and asynchronous wo
   });
 });
 
-describe('a worker exits with buffers, streams and asynchronous work live', () => {
+describe('a worker exits with buffers, streams and asynchronous work live', slow, () => {
   // The child's main thread runs a worker (its code after startWork), waits for it to exit and
   // prints the exit code and the bytes the limiting adaptor still counts (the main thread holds
   // none). `main` runs when the worker says it started.

@@ -33,7 +33,7 @@ describe('tooling/scripts/soak.mjs', () => {
     expect([status, signal, stderr]).toEqual([0, null, '']);
     expect(stdout).toMatch(/^soak: PASS in \d+ s: /m);
     expect(figures.problems).toEqual([]);
-    expect(figures.rounds).toBeGreaterThanOrEqual(2);
+    expect(figures.rounds).toBeGreaterThanOrEqual(1);
     expect(figures.allocations).toBeGreaterThan(0);
     expect(figures.checks).toBeGreaterThan(0);
     expect(figures.peakMeter).toBeGreaterThan(0);
