@@ -105,7 +105,11 @@ export class UpstreamResourceAdaptor extends DeviceMemoryResource {
   /** The upstream resource. */
   get upstreamMr(): DeviceMemoryResource {
     const upstream = native.resourceUpstream(resourceHandle(this, 'this'));
-    if (upstream === null) throw new TypeError(`${this.constructor.name} has no upstream resource`);
+    if (upstream === null) {
+      const error = invalidArgType('this', 'a resource with an upstream', this);
+      error.message = `${this.constructor.name} has no upstream resource. ${error.message}`;
+      throw error;
+    }
     return wrapResource(upstream);
   }
 
