@@ -415,6 +415,8 @@ export default function deviceBufferModels() {
         if (device !== undefined) integer(call, device, -1, 2 ** 31 - 1);
         const streamValue = stream(call, s).value;
         if (typeof device === 'number' && device >= Math.max(1, world.devices)) call.allow('cuda', 'range', 'value');
+        // Without a stream it prefetches on the buffer's own Stream: disposed, that is ERR_RMM_DISPOSED.
+        if (streamValue === undefined && world.streamEntry(buf.stream)?.disposed) call.allow('disposed');
         call.run(() => buf.prefetch(device, streamValue));
       },
     ),
