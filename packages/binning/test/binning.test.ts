@@ -277,26 +277,28 @@ describe('BinningMemoryResource', () => {
     mr[Symbol.dispose]();
   });
 
-  it('a free with a size of another bin reaches that bin, which refuses it (RMMError); the right size works', () => {
+  it('a free with another size is refused (RMMError), the block stays handed out; the right size works', () => {
     const mr = new BinningMemoryResource(base(), { minSizeExponent: 10, maxSizeExponent: 12 });
     const ptr = mr.allocate(1000);
     const error = thrown(() => mr.deallocate(ptr, 3000));
     expect(error).toBeInstanceOf(RMMError);
     expect(error.code).toBe('ERR_RMM_LOGIC');
-    expect(error.message).toContain('FixedSizeMemoryResource: cannot deallocate 3000 bytes');
+    expect(error.message).toBe(
+      `BinningMemoryResource: cannot deallocate 3000 bytes at 0x${ptr.toString(16)}: it was allocated with another size`,
+    );
     mr.deallocate(ptr, 1000);
     mr[Symbol.dispose]();
   });
 
-  it('a bin added while allocations of its sizes are live takes their frees (as RMM); a fixed-size bin refuses them', () => {
+  // RMM sends a free where an allocation of its size would go now: to a bin added since, which
+  // refuses memory it never served (found by the fuzzer in tooling/fuzz: the memory could never be
+  // returned through the resource that handed it out). Here it goes back where it came from.
+  it('a bin added while allocations of its sizes are live: their frees go back to the upstream that served them', () => {
     const upstream = counting();
     const mr = new BinningMemoryResource(upstream);
     const ptr = mr.allocate(3000); // no bin yet: from the upstream
     mr.addBin(4096);
-    const error = thrown(() => mr.deallocate(ptr, 3000));
-    expect(error).toBeInstanceOf(RMMError);
-    expect(error.message).toContain('not a block it handed out');
-    upstream.deallocate(ptr, 3000); // where it came from
+    mr.deallocate(ptr, 3000);
     expect(upstream.getAllocatedBytes()).toBe(preallocated(4096));
     for (const bin of mr.binMrs) bin[Symbol.dispose]();
     mr[Symbol.dispose]();

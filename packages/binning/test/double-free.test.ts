@@ -20,4 +20,25 @@ describe.each(availableUpstreams())('BinningMemoryResource over $name', ({ make 
     }
     mr.deallocate(keep, 64 * KiB);
   });
+
+  // Found by the fuzzer (tooling/fuzz): memory served before a smaller bin was added was sent to
+  // that bin when freed, which refused it: it could never be returned.
+  it('a free goes back to the resource that served it, whatever bins were added since', () => {
+    const mr = new BinningMemoryResource(make());
+    const small = mr.allocate(100); // no bins yet: from the upstream
+    const medium = mr.allocate(3000);
+    mr.addBin(256);
+    mr.addBin(4 * KiB);
+    const binned = mr.allocate(100); // from the 256-byte bin now
+    mr.deallocate(small, 100);
+    mr.deallocate(medium, 3000);
+    mr.deallocate(binned, 100);
+    for (const [ptr, bytes] of [
+      [small, 100],
+      [binned, 100],
+    ] as const) {
+      expect(thrown(() => mr.deallocate(ptr, bytes)).message).toContain('did not allocate or already deallocated');
+    }
+    mr[Symbol.dispose]();
+  });
 });

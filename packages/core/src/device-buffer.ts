@@ -359,7 +359,7 @@ export class DeviceBuffer implements Disposable {
   /** Prefetches managed memory to `device` (default: the current one; -1: the host). */
   prefetch(device?: number, stream?: Stream): void {
     const target = device === undefined ? native.getDevice() : validateInteger(device, 'device', -1);
-    native.bufferPrefetch(this.#native, target, streamArg(stream ?? this.stream));
+    native.bufferPrefetch(this.#native, target, streamArg(stream === undefined ? this.stream : stream));
   }
 
   /** Grows the capacity to at least `newCapacity` (contents kept); adopts `stream`. */

@@ -1,3 +1,4 @@
+import { invalidArgType } from './errors.js';
 import { DeviceMemoryResource, resourceHandle, wrapResource } from './device-memory-resource.js';
 import { native } from './native.js';
 
@@ -6,7 +7,11 @@ export class UpstreamResourceAdaptor extends DeviceMemoryResource {
   /** The upstream resource. */
   get upstreamMr(): DeviceMemoryResource {
     const upstream = native.resourceUpstream(resourceHandle(this, 'this'));
-    if (upstream === null) throw new TypeError(`${this.constructor.name} has no upstream resource`);
+    if (upstream === null) {
+      const error = invalidArgType('this', 'a resource with an upstream', this);
+      error.message = `${this.constructor.name} has no upstream resource. ${error.message}`;
+      throw error;
+    }
     return wrapResource(upstream);
   }
 

@@ -184,6 +184,11 @@ describe('DeviceBuffer', () => {
     buffer.prefetch(0, DEFAULT_STREAM);
     expectBytes(buffer.toBytes(), pattern(64, 7));
     expect(thrown(() => buffer.prefetch(-2)).code).toBe('ERR_OUT_OF_RANGE');
+    // Found by the fuzzer (tooling/fuzz): a null stream was taken for the buffer's own stream.
+    const nullStream = thrown(() => buffer.prefetch(undefined, null as never));
+    expect(nullStream).toBeInstanceOf(TypeError);
+    expect(nullStream.code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(nullStream.message).toContain('stream argument cannot be null');
   });
 
   it('free() returns the memory; use after free and a second free() are ERR_RMM_DISPOSED', () => {

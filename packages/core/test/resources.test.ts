@@ -180,6 +180,14 @@ describe('bad input to allocate and deallocate', () => {
     );
   });
 
+  // Found by the fuzzer (tooling/fuzz): a TypeError without a code.
+  it('upstreamMr of a resource without an upstream is ERR_INVALID_ARG_TYPE', () => {
+    const error = thrown(() => Reflect.get(UpstreamResourceAdaptor.prototype, 'upstreamMr', mr));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(error.message).toContain(`${mr.constructor.name} has no upstream resource`);
+  });
+
   it('a null pool handle is "Unexpected null pool handle."', () => {
     const error = thrown(() => new CudaAsyncViewMemoryResource(0n));
     if (withCuda()) {

@@ -46,13 +46,22 @@ if (config.mode === 'fuzz') {
   for (let batch = 0; calls < config.calls && result === undefined; batch++) {
     const seed = (config.seed + batch) | 0;
     let run = 0;
+    let failedAt;
     const property = fc.asyncProperty(sequences, async (commands) => {
-      note({ seed, run: run++ });
+      // After a failure fast-check shrinks it; past the budget every candidate passes, which ends
+      // the shrinking with the smallest failure found so far.
+      if (failedAt !== undefined && Date.now() - failedAt > (config.shrinkMs ?? 30_000)) return;
+      note({ seed, run: run++, shrinking: failedAt !== undefined });
       runs++;
       const onCommand = config.trace
         ? (i) => note({ seed, run: run - 1, command: i, what: fc.stringify(commands[i]) })
         : undefined;
-      calls += await runSequence(P, backend, commands, { coverage, onCommand });
+      try {
+        calls += await runSequence(P, backend, commands, { coverage, onCommand, crashOn: config.crashOn });
+      } catch (error) {
+        failedAt ??= Date.now();
+        throw error;
+      }
     });
     const details = await fc.check(property, { seed, numRuns: config.runsPerBatch ?? 20 });
     if (details.failed) result = { failure: failureOf(details, seed) };
@@ -70,7 +79,12 @@ if (config.mode === 'fuzz') {
   const property = fc.asyncProperty(sequences, async (commands) => {
     commandsRun = commands.map((command) => fc.stringify(command));
     runs++;
-    calls += await runSequence(P, backend, commands, { keep, onCommand: (i) => note({ command: i }), coverage });
+    calls += await runSequence(P, backend, commands, {
+      keep,
+      onCommand: (i) => note({ command: i }),
+      coverage,
+      crashOn: config.crashOn,
+    });
   });
   const details = await fc.check(property, { seed: config.seed, path: config.path, numRuns: 1, endOnFailure: true });
   result = { commands: commandsRun };

@@ -85,7 +85,12 @@ export function commandArbitrary(models) {
  * Runs one sequence in a fresh world. `keep(i)` picks the commands to run (for shrinking crashes
  * in a child); `onCommand(i)` is told before each one runs.
  */
-export async function runSequence(P, backend, commands, { keep = () => true, onCommand = () => {}, coverage } = {}) {
+export async function runSequence(
+  P,
+  backend,
+  commands,
+  { keep = () => true, onCommand = () => {}, coverage, crashOn } = {},
+) {
   const world = new World(P, { backend });
   world.receiverMethods = receiverMethods(P);
   world.start();
@@ -94,6 +99,7 @@ export async function runSequence(P, backend, commands, { keep = () => true, onC
       if (!keep(i)) continue;
       onCommand(i);
       const { model, args } = commands[i];
+      if (model.name === crashOn) process.abort(); // the parent's crash reporting, tested (test/crash.test.ts)
       for (const key of model.covers) coverage?.add(key);
       world.retries = 3;
       await model.run(world, args);

@@ -375,6 +375,8 @@ export function materialize(descriptor, world, flags) {
       );
     }
     case 'proxyOfLive': {
+      // The object's getters run on the Proxy, where its private fields are not: V8's TypeError.
+      flags.proxyOfLive = true;
       const live = world.liveObjects();
       const target = live.length === 0 ? {} : live[descriptor.i % live.length];
       return new Proxy(target, {});

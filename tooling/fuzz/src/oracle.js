@@ -33,6 +33,7 @@ export function kindOf(error, core) {
     if (code === 'ERR_INVALID_ARG_TYPE') return 'type';
     if (code === 'ERR_INVALID_ARG_VALUE') return 'value';
     if (code === undefined && /proxy that has been revoked/.test(error.message)) return 'revoked';
+    if (code === undefined && /private member/.test(error.message)) return 'privateMember';
   }
   if (Object.getPrototypeOf(error) === RangeError.prototype && code === 'ERR_OUT_OF_RANGE') return 'range';
   return null;
@@ -65,6 +66,8 @@ export class Call {
     this.required = new Set(); // an argument is invalid: one of these errors is required
     this.allowed = new Set(); // the state may fail the call this way
     this.flags = {}; // throws, revoked, unstable (see materialize)
+    // Memory freed through a resource that did not hand it out: the owners may now refuse things.
+    if (world.tainted) this.allowed.add('logic');
   }
 
   /** The value of a descriptor (a hostile one, a literal or a reference into the world). */
@@ -85,12 +88,14 @@ export class Call {
   #accepts(kind) {
     if (kind === 'hostile') return this.flags.throws || this.flags.unstable || this.allowed.has('hostile');
     if (kind === 'revoked') return this.flags.revoked;
+    if (kind === 'privateMember') return this.flags.proxyOfLive;
     if (this.flags.unstable) return true;
     return this.required.has(kind) || this.allowed.has(kind);
   }
 
   /** Checks a thrown error; returns its kind. */
   checkError(error) {
+    if (error instanceof FuzzFailure) throw error; // a check inside a callback failed: report it as it is
     const kind = kindOf(error, this.world.P.core);
     if (kind === null) throw new FuzzFailure(`${this.name}: undocumented error: ${describeError(error)}`);
     if (!this.#accepts(kind)) {

@@ -65,8 +65,8 @@ function tail(text = '', lines = 30) {
  * Fuzzes with `seed` until `calls` calls were made. Returns `{ calls, runs, coverage }`, or
  * `{ failure }` with a report naming the seed, the path and the (shrunk) commands.
  */
-export function fuzz({ seed, calls, timeoutMs, shrinkMs = 60_000 }) {
-  const first = runChild({ mode: 'fuzz', seed, calls }, { timeoutMs });
+export function fuzz({ seed, calls, timeoutMs, shrinkMs = 60_000, crashOn }) {
+  const first = runChild({ mode: 'fuzz', seed, calls, crashOn }, { timeoutMs });
   if (first.result !== undefined) {
     const { failure } = first.result;
     if (failure === undefined) return first.result;
@@ -80,21 +80,27 @@ export function fuzz({ seed, calls, timeoutMs, shrinkMs = 60_000 }) {
       ].join('\n'),
     };
   }
-  return { calls: 0, runs: 0, coverage: [], failure: describeCrash(seed, first, { timeoutMs, shrinkMs }) };
+  return { calls: 0, runs: 0, coverage: [], failure: describeCrash(seed, first, { timeoutMs, shrinkMs, crashOn }) };
 }
 
 // Replays the run that crashed, and shrinks its commands while the replay still crashes.
-function describeCrash(seed, { crash, progress }, { timeoutMs, shrinkMs }) {
+function describeCrash(seed, { crash, progress }, { timeoutMs, shrinkMs, crashOn }) {
   const last = progress.findLast((line) => 'run' in line);
   const lines = [`${crash.why} (repeat with RMMJS_FUZZ_SEED=${seed})`];
   if (last === undefined) return [...lines, 'it happened before the first run', crash.stderr].join('\n');
+  if (last.shrinking) {
+    // fast-check was shrinking a failed check: the crash is in one of the candidates it tried.
+    const failed = progress.find((line) => line.seed === last.seed && line.shrinking);
+    lines.push(`while shrinking a failed check of the run at seed ${last.seed}, path ${failed.run - 1}`);
+    return [...lines, crash.stderr].join('\n');
+  }
   const where = { seed: last.seed, path: String(last.run) };
   lines.push(`in the run at seed ${where.seed}, path ${where.path}`);
   const listed = runChild({ mode: 'list', ...where }, { timeoutMs });
   const commands = listed.result?.commands ?? [];
   const replayTimeout = Math.min(timeoutMs, 60_000);
   const crashes = (keep) => {
-    const replay = runChild({ mode: 'replay', ...where, keep }, { timeoutMs: replayTimeout });
+    const replay = runChild({ mode: 'replay', ...where, keep, crashOn }, { timeoutMs: replayTimeout });
     if (replay.crash === undefined) return undefined;
     const started = replay.progress.findLast((line) => 'command' in line && line.command >= 0);
     return { ...replay.crash, at: started?.command };

@@ -1,6 +1,8 @@
 #include "binning_memory_resource.h"
 
 #include <algorithm>
+#include <new>
+#include <string>
 
 #include "rmmjs/format.hpp"
 
@@ -12,6 +14,22 @@ rmmjs_status BinningMemoryResource::Init(rmmjs_resource*) {
   tables_.push_back(std::make_unique<BinTable>());
   table_.store(tables_.back().get(), std::memory_order_release);
   return RMMJS_OK;
+}
+
+rmmjs_status BinningMemoryResource::Remember(rmmjs_resource* mr, size_t bytes, rmmjs_stream stream, void** out) {
+  try {
+    served_by_.Insert(*out, Served{mr, bytes});
+  } catch (const std::bad_alloc&) {
+    mr->ops->deallocate(mr, *out, bytes, stream);
+    *out = nullptr;
+    return Fail(RMMJS_ERR_OUT_OF_MEMORY, "BinningMemoryResource: out of host memory");
+  }
+  return RMMJS_OK;
+}
+
+rmmjs_status BinningMemoryResource::NotHandedOut(void* ptr, size_t bytes, const char* why) {
+  return Fail(RMMJS_ERR_LOGIC, "BinningMemoryResource: cannot deallocate " + std::to_string(bytes) + " bytes at " +
+                                   FormatHex(reinterpret_cast<uintptr_t>(ptr)) + ": " + why);
 }
 
 bool BinningMemoryResource::AddBin(size_t allocation_size, rmmjs_resource* bin) {

@@ -1,7 +1,9 @@
 // RMM's binning_memory_resource: a request goes to the bin with the smallest size that fits it
-// (std::map::lower_bound), or to the upstream when no bin does; a deallocation goes where an
-// allocation of its size went. Bins are any resources (the JavaScript side creates
-// FixedSizeMemoryResource bins); the resource keeps a reference to each.
+// (std::map::lower_bound), or to the upstream when no bin does. A deallocation goes back to the
+// resource that served it (RMM sends it where an allocation of its size would go now, which is
+// another resource once a smaller bin was added: the memory could never be returned). Bins are
+// any resources (the JavaScript side creates FixedSizeMemoryResource bins); the resource keeps a
+// reference to each.
 #pragma once
 
 #include <atomic>
@@ -11,7 +13,9 @@
 #include <vector>
 
 #include "rmmjs/abi.h"
+#include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
+#include "rmmjs/status.hpp"
 
 namespace rmmjs {
 
@@ -24,11 +28,17 @@ class BinningMemoryResource {
 
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) {
     rmmjs_resource* mr = ResourceFor(bytes);
-    return mr->ops->allocate(mr, bytes, stream, out);
+    RMMJS_TRY(mr->ops->allocate(mr, bytes, stream, out));
+    return Remember(mr, bytes, stream, out);
   }
   rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
-    rmmjs_resource* mr = ResourceFor(bytes);
-    return mr->ops->deallocate(mr, ptr, bytes, stream);
+    Served served;
+    if (!served_by_.Take(ptr, &served))
+      return NotHandedOut(ptr, bytes, "a pointer it did not allocate or already deallocated");
+    rmmjs_status status = served.bytes == bytes ? served.mr->ops->deallocate(served.mr, ptr, bytes, stream)
+                                                : NotHandedOut(ptr, bytes, "it was allocated with another size");
+    if (status != RMMJS_OK) served_by_.Insert(ptr, served);  // still handed out; the slot it just left
+    return status;
   }
   rmmjs_resource* Upstream() const { return upstream_.get(); }
 
@@ -61,9 +71,17 @@ class BinningMemoryResource {
     return low < table.sizes.size() ? table.resources[low] : upstream_.get();
   }
 
+  struct Served {
+    rmmjs_resource* mr = nullptr;
+    size_t bytes = 0;
+  };
+  rmmjs_status Remember(rmmjs_resource* mr, size_t bytes, rmmjs_stream stream, void** out);
+  [[gnu::cold]] static rmmjs_status NotHandedOut(void* ptr, size_t bytes, const char* why);
+
   ResourceRef upstream_;
-  mutable std::mutex mutex_;       // serialises AddBin
-  std::vector<ResourceRef> bins_;  // owns the bins
+  ShardedPointerTable<Served> served_by_;  // every allocation handed out: where it came from, its size
+  mutable std::mutex mutex_;               // serialises AddBin
+  std::vector<ResourceRef> bins_;          // owns the bins
   // Every table ever published stays alive until destruction (a reader may still hold one).
   std::vector<std::unique_ptr<BinTable>> tables_;
   std::atomic<const BinTable*> table_{nullptr};

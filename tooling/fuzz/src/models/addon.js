@@ -36,7 +36,7 @@ export default function addonModels() {
         const held = new Error('held');
         if (hold) addon.holdJsException(held);
         const result = call.run(() => addon.makeError(status, message, cudaCode, nodeCode));
-        if (hold && status !== 10) world.P.internal.takeHeldJsException();
+        if (hold) world.P.internal.takeHeldJsException(); // not left for a later call, whatever happened
         if (!result.ok) return;
         const error = result.value;
         if (hold && status === 10) {

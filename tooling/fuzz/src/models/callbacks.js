@@ -3,7 +3,7 @@
 // dispose resources, allocate from the resource being called) before they answer.
 import fc from 'fast-check';
 import { HostileError } from '../hostile.js';
-import { Call, func } from '../params.js';
+import { Call, FuzzFailure, allKinds, func } from '../params.js';
 import * as V from '../values.js';
 
 const step = fc.oneof(
@@ -57,8 +57,14 @@ function junkValue(junk) {
 // so that the caller gets the same error object.
 function nested(world, name, fn) {
   const call = new Call(world, `callback: ${name}`);
-  call.allow('oom', 'logic', 'disposed', 'hostile', 'type', 'range', 'value', 'wrongThread', 'cuda');
-  const result = call.run(fn);
+  call.allow(...allKinds, 'hostile');
+  let result;
+  try {
+    result = call.run(fn);
+  } catch (error) {
+    if (error instanceof FuzzFailure) world.asyncFailure ??= error; // reported after the command
+    throw error;
+  }
   if (!result.ok) throw result.error;
   return result.value;
 }

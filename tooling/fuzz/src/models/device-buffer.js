@@ -24,6 +24,8 @@ const DB = `${core}:DeviceBuffer`;
 /** Kinds an operation that allocates or frees through the buffer's resource may fail with. */
 function allocating(call, address) {
   call.allow('oom');
+  // With CUDA, a stream of another device than the buffer's (after cuda.setDevice) fails in the driver.
+  if (call.world.backend !== 'host') call.allow('cuda');
   if (call.world.counting.reachesJs(address))
     call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'wrongThread', 'cuda');
 }
@@ -227,7 +229,8 @@ export default function deviceBufferModels() {
         hostBytes(call, bytes);
         const s = stream(call, streamDescriptor).value;
         const data = bytesOf(bytes);
-        allocating(call, targetResource(world)?.address);
+        const target = targetResource(world);
+        allocating(call, target?.address);
         call.allow('value'); // the bytes detached or shrunk during the copy
         if (hostLength(bytes) !== undefined) world.inflightHosts.push(bytes);
         world.track(
@@ -235,6 +238,8 @@ export default function deviceBufferModels() {
             .runAsync(() => world.P.core.DeviceBuffer.toDeviceAsync(bytes, s))
             .then((result) => {
               if (result.ok) world.addBuffer(result.value, knownBytes(data)).hostMayHaveChanged = bytes;
+              // A copy that failed freed its buffer: allocated and freed, the peaks moved.
+              else world.counting.inexact(target?.address);
             }),
         );
       },
@@ -260,6 +265,8 @@ export default function deviceBufferModels() {
         if (mr.ok && world.resourceEntry(mr.value)?.address !== entry.address) {
           throw new FuzzFailure('DeviceBuffer.mr is not the resource the buffer was allocated from');
         }
+        // The interface names the buffer's Stream: disposed by a command, it is ERR_RMM_DISPOSED.
+        if (world.streamEntry(buf.stream)?.disposed) call.allow('disposed');
         const cai = call.run(() => buf.cudaArrayInterface);
         if (cai.ok && (cai.value.shape[0] !== entry.expected.length || cai.value.typestr !== '|u1')) {
           throw new FuzzFailure(
@@ -408,6 +415,8 @@ export default function deviceBufferModels() {
         if (device !== undefined) integer(call, device, -1, 2 ** 31 - 1);
         const streamValue = stream(call, s).value;
         if (typeof device === 'number' && device >= Math.max(1, world.devices)) call.allow('cuda', 'range', 'value');
+        // Without a stream it prefetches on the buffer's own Stream: disposed, that is ERR_RMM_DISPOSED.
+        if (streamValue === undefined && world.streamEntry(buf.stream)?.disposed) call.allow('disposed');
         call.run(() => buf.prefetch(device, streamValue));
       },
     ),

@@ -378,8 +378,8 @@ export default function resourceModels() {
         // A resource that can tell refuses memory it did not hand out; JavaScript below it decides itself.
         const tells = !world.counting.reachesJs(entry.address);
         const refuse = (kind) => (tells ? call.invalid(kind) : call.allow(kind));
-        const mine = world.allocations.filter((a) => a.address === entry.address);
-        const theirs = world.allocations.filter((a) => a.address !== entry.address && !a.freed);
+        const mine = world.allocations.filter((a) => a.address === entry.address && !a.viaCallback);
+        const theirs = world.allocations.filter((a) => a.address !== entry.address && !a.freed && !a.viaCallback);
         let ptr;
         let nbytes;
         let allocation;
@@ -459,8 +459,11 @@ export default function resourceModels() {
         allocation.freed = true;
         if (variant === 'live') world.rawDeallocated(allocation, entry.mr);
         else {
-          // Freed through another resource (one over the same memory): gone for every record of it.
+          // Freed through another resource (one over the same memory): gone for every record of it,
+          // and the resources that handed it out never hear of it: they may refuse what follows
+          // (ERR_RMM_LOGIC: an address they still hold comes back), and the root's count stays up.
           for (const other of world.allocations) if (other.ptr === ptr) other.freed = true;
+          world.tainted = true;
           world.counting.inexact(entry.address);
           world.counting.inexact(allocation.address);
         }
