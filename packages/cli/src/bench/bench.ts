@@ -27,7 +27,7 @@ import { median, pairNs, randomWorkload, runRandomWorkload } from './workloads.j
 const MiB = 1 << 20;
 const GiB = 1 << 30;
 
-export const BENCH_RESOURCES = ['cuda', 'async', 'pool', 'arena', 'fixed-size', 'binning'] as const;
+export const BENCH_RESOURCES = ['cuda', 'async', 'pinned', 'pool', 'arena', 'fixed-size', 'binning'] as const;
 export type BenchResourceName = (typeof BENCH_RESOURCES)[number];
 
 export interface BenchRow {
@@ -151,7 +151,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 
   for (const resource of resources) {
     onStep(resource.name, step++, steps);
-    if (resource.name === 'async' && !gpu) {
+    if ((resource.name === 'async' || resource.name === 'pinned') && !gpu) {
       report.skipped.push({ resource: resource.name, why: 'needs a GPU (host mode)' });
       continue;
     }

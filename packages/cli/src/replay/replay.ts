@@ -190,32 +190,48 @@ export async function replayOn(
   const streams = log.streams.map((handle) => (handle <= 2n ? defaults[Number(handle)] : new Stream()));
   const previous = setCurrentDeviceResource(mr);
   const timer = setInterval(() => onProgress(Atomics.load(control, PROGRESS), log.events), 100);
+  let results: WorkerResults | undefined;
+  let failure: unknown;
   try {
-    const results = await runWorkers(log, { control, turn, pointers, failed, streams });
-    onProgress(Atomics.load(control, PROGRESS), log.events);
-    const error = results.find((r) => r.kind === 'error');
-    const end = results.find((r) => r.kind === 'done' && r.end !== null);
-    let timeMs: number | null = null;
-    if (log.events === 0) timeMs = 0;
-    else if (error === undefined && end?.kind === 'done') timeMs = Number(end.end! - results.start) / 1e6;
-    return {
-      timeMs,
-      allocatorMs:
-        timeMs === null ? null : results.reduce((sum, r) => sum + (r.kind === 'done' ? r.inAllocator : 0), 0),
-      failures: results.reduce((sum, r) => sum + (r.kind === 'done' ? r.failures : 0), 0),
-      error: error === undefined ? null : `line ${log.line[error.event]}: ${error.message}`,
-    };
+    results = await runWorkers(log, { control, turn, pointers, failed, streams });
+  } catch (error) {
+    failure = error;
   } finally {
     clearInterval(timer);
     setCurrentDeviceResource(previous);
-    freeOutstanding(log, mr, Atomics.load(control, PROGRESS), pointers, failed, streams);
-    for (const stream of streams) {
-      if (!defaults.includes(stream)) {
-        stream.synchronize();
-        stream[Symbol.dispose]();
-      }
+  }
+  const done = Atomics.load(control, PROGRESS);
+  const unfreed = freeOutstanding(log, mr, done, pointers, failed, streams);
+  for (const stream of streams) {
+    if (!defaults.includes(stream)) {
+      stream.synchronize();
+      stream[Symbol.dispose]();
     }
   }
+  if (results === undefined) throw failure;
+  onProgress(done, log.events);
+  return outcome(log, results, unfreed);
+}
+
+/** What the workers' results say about the replay. */
+function outcome(log: AllocationLog, results: WorkerResults, unfreed: number): ReplayOutcome {
+  const error = results.find((r) => r.kind === 'error');
+  const end = results.find((r) => r.kind === 'done' && r.end !== null);
+  let timeMs: number | null = null;
+  if (log.events === 0) timeMs = 0;
+  else if (error === undefined && end?.kind === 'done') timeMs = Number(end.end! - results.start) / 1e6;
+  const problems: string[] = [];
+  if (error !== undefined) {
+    problems.push(error.event < log.events ? `line ${log.line[error.event]}: ${error.message}` : error.message);
+  }
+  if (unfreed > 0)
+    problems.push(`${unfreed} allocation${unfreed === 1 ? '' : 's'} could not be freed after the replay`);
+  return {
+    timeMs,
+    allocatorMs: timeMs === null ? null : results.reduce((sum, r) => sum + (r.kind === 'done' ? r.inAllocator : 0), 0),
+    failures: results.reduce((sum, r) => sum + (r.kind === 'done' ? r.failures : 0), 0),
+    error: problems.length > 0 ? problems.join('; ') : null,
+  };
 }
 
 type WorkerResults = ReplayWorkerResult[] & { start: bigint };
@@ -290,6 +306,7 @@ async function runWorkers(
 /**
  * Frees what the replay still holds after `done` events: the allocations the log never frees,
  * or, after a failure, everything allocated up to it. Each on the stream it was allocated on.
+ * Returns how many could not be freed (after a failure, the resource may refuse some).
  */
 function freeOutstanding(
   log: AllocationLog,
@@ -298,15 +315,21 @@ function freeOutstanding(
   pointers: BigUint64Array,
   failed: Uint8Array,
   streams: Stream[],
-): void {
+): number {
   const allocatedBy = new Int32Array(Math.max(log.slots, 1)).fill(-1);
   for (let event = 0; event < done; event++) {
     const slot = log.slot[event];
     if (slot < 0) continue;
     allocatedBy[slot] = log.action[event] === Action.allocate ? event : -1;
   }
+  let unfreed = 0;
   for (const [slot, event] of allocatedBy.entries()) {
     if (event < 0 || failed[slot] !== 0) continue;
-    mr.deallocate(pointers[slot], log.size[event], streams[log.stream[event]]);
+    try {
+      mr.deallocate(pointers[slot], log.size[event], streams[log.stream[event]]);
+    } catch {
+      unfreed++;
+    }
   }
+  return unfreed;
 }
