@@ -199,7 +199,10 @@ try {
   summary.totals = { passed: 0, failed: 0, skipped: 0 };
   for (const r of summary.rows) for (const key of Object.keys(summary.totals)) summary.totals[key] += r[key];
   printSummary(summary);
-  const reports = readdirSync(logs).map((name) => join(logs, name));
+  // A log with warnings only (allocator_may_return_null's "failed to allocate") is not a report.
+  const reports = readdirSync(logs)
+    .map((name) => join(logs, name))
+    .filter((file) => REPORT.test(readFileSync(file, 'utf8')));
   for (const report of reports.slice(0, 10)) {
     console.log(`\n--- ${basename(report)}\n${readFileSync(report, 'utf8').slice(0, 6000)}`);
   }

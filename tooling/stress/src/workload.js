@@ -98,6 +98,8 @@ export class Workload {
     const [operation] = OPERATIONS.find(([, weight]) => (pick -= weight) < 0) ?? OPERATIONS[0];
     const at = Math.floor(this.#random() * this.#live.length);
     if (!this.#async && operation.endsWith('Async')) return this.#check(at);
+    // Copies add buffers: at the most, one goes instead.
+    if (operation.startsWith('copy') && this.#live.length >= this.#maxLive) return this.#free(at);
     switch (operation) {
       case 'free':
         return this.#free(at);
@@ -131,9 +133,9 @@ export class Workload {
    * error is tried again (once the fault is gone it must work).
    */
   close() {
-    for (let tries = 0; this.#live.length > 0; tries++) {
-      if (tries > 3 * this.#maxLive + 8)
-        throw new Error(`Workload.close: ${this.#live.length} buffers cannot be freed`);
+    const tries = 2 * this.#live.length + 8;
+    for (let i = 0; this.#live.length > 0; i++) {
+      if (i === tries) throw new Error(`Workload.close: ${this.#live.length} buffers cannot be freed`);
       this.#free(this.#live.length - 1);
     }
     for (const stream of this.#streams.splice(0)) stream[Symbol.dispose]();
