@@ -369,7 +369,10 @@ describe('host memory whose length the engine reports', () => {
   }
 
   function shrunkDataView(): DataView {
-    const memory = new ArrayBuffer(8, { maxByteLength: 16 });
+    // Resizable ArrayBuffers are ES2024; the project's lib is older.
+    type Resizable = ArrayBuffer & { resize(byteLength: number): void };
+    const ResizableArrayBuffer = ArrayBuffer as unknown as new (length: number, options: object) => Resizable;
+    const memory = new ResizableArrayBuffer(8, { maxByteLength: 16 });
     const view = new DataView(memory, 4, 4);
     memory.resize(2);
     return view;

@@ -60,7 +60,7 @@ describe('bad handles and arguments (every backend)', () => {
       { version: 2 },
       TypeError,
       'ERR_INVALID_ARG_VALUE',
-      'The argument "handle.version" must be 1, got 2',
+      'The property "handle.version" must be 1, got 2',
     ],
     ['another kind', { kind: 'file' }, TypeError, 'ERR_INVALID_ARG_VALUE', "must be 'memory' or 'pool', got file"],
     [

@@ -1,7 +1,8 @@
 // Every JavaScript example in the READMEs and docs/ runs, in a process of its own, and each
 // `console.log(...); // expected` line prints what its comment says (`...` in a comment stands for
-// anything). An example that cannot run on its own is marked `<!-- not run: why -->` above it.
-// Examples are run in host mode, on the fake driver and on the GPU, like every test.
+// anything). An example that cannot run on its own is marked `<!-- not run: why -->` above it, one
+// that needs a CUDA driver (the fake one or a GPU) `<!-- needs CUDA -->`. Examples are run in host
+// mode, on the fake driver and on the GPU, like every test.
 import { spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -15,6 +16,7 @@ import {
 } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { backend } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -32,15 +34,17 @@ interface Example {
   name: string;
   code: string;
   skip?: string;
+  needsCuda: boolean;
 }
 
 function examplesOf(file: string): Example[] {
   const text = readFileSync(file, 'utf8');
   const examples: Example[] = [];
-  const block = /(?:<!-- not run: (.*?) -->\s*\n)?```js\n([\s\S]*?)```/g;
+  const block = /(?:<!-- not run: (.*?) -->\s*\n)?(<!-- needs CUDA -->\s*\n)?```js\n([\s\S]*?)```/g;
   for (const match of text.matchAll(block)) {
     const line = text.slice(0, match.index).split('\n').length;
-    examples.push({ name: `${relative(root, file)}:${line}`, code: match[2], skip: match[1] });
+    const name = `${relative(root, file)}:${line}`;
+    examples.push({ name, code: match[3], skip: match[1], needsCuda: match[2] !== undefined });
   }
   return examples;
 }
@@ -61,7 +65,8 @@ function instrument(code: string): { script: string; expected: string[] } {
     "import { isMainThread as __isMainThread } from 'node:worker_threads';",
     'const __printed = [];',
     // On exit (also process.exit), from the main thread only (an example may run itself in workers).
-    "if (__isMainThread) process.on('exit', () => console.log('__PRINTED__' + JSON.stringify(__printed)));",
+    // On a line of its own, whatever the example wrote last.
+    "if (__isMainThread) process.on('exit', () => console.log('\\n__PRINTED__' + JSON.stringify(__printed)));",
     ...lines,
   ].join('\n');
   return { script, expected };
@@ -101,17 +106,19 @@ describe('documentation examples', () => {
     expect(examples.length).toBeGreaterThan(10);
   });
 
-  it.each(examples)('$name', ({ code, skip }) => {
-    if (skip !== undefined) return;
-    const { script, expected } = instrument(code);
-    const result = runExample(script);
-    expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
-    const marker = result.stdout.split('\n').find((line) => line.startsWith('__PRINTED__'));
-    const printed = JSON.parse(marker!.slice('__PRINTED__'.length)) as string[];
-    expect(printed.length).toBe(expected.length);
-    printed.forEach((line, i) => {
-      if (!matches(line, expected[i])) expect(line).toBe(expected[i]);
+  for (const { name, code, skip, needsCuda } of examples) {
+    const skipped = skip !== undefined || (needsCuda && backend() === 'host');
+    it.skipIf(skipped)(name, () => {
+      const { script, expected } = instrument(code);
+      const result = runExample(script);
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      const marker = result.stdout.split('\n').find((line) => line.startsWith('__PRINTED__'));
+      const printed = JSON.parse(marker!.slice('__PRINTED__'.length)) as string[];
+      expect(printed.length).toBe(expected.length);
+      printed.forEach((line, i) => {
+        if (!matches(line, expected[i])) expect(line).toBe(expected[i]);
+      });
     });
-  });
+  }
 });

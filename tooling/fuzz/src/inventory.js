@@ -23,13 +23,23 @@ export function entryPoints() {
     if (!existsSync(manifestPath)) continue;
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
     const subpaths = manifest.exports === undefined ? ['.'] : Object.keys(manifest.exports);
+    const programs = new Set(Object.values(manifest.bin ?? {}).map((path) => path.replace(/^\.\//, '')));
     for (const subpath of subpaths) {
-      if (privateEntryPoints.has(subpath)) continue;
+      if (privateEntryPoints.has(subpath) || subpath.includes('*')) continue; // files, not modules
+      const target = targetOf(manifest.exports?.[subpath]);
+      if (target !== undefined && programs.has(target.replace(/^\.\//, ''))) continue; // a program, not an API
       const entry = subpath === '.' ? manifest.name : `${manifest.name}${subpath.slice(1)}`;
       points.push({ name: manifest.name, entry });
     }
   }
   return points;
+}
+
+/** The file an `exports` entry points to (its `default` condition), if it names one. */
+function targetOf(entry) {
+  if (typeof entry === 'string') return entry;
+  if (typeof entry === 'object' && entry !== null) return targetOf(entry.default);
+  return undefined;
 }
 
 /** Imports an entry point as this package resolves it (it must be a devDependency). */

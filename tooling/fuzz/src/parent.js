@@ -64,6 +64,9 @@ function tail(text = '', lines = 30) {
 /**
  * Fuzzes with `seed` until `calls` calls were made. Returns `{ calls, runs, coverage }`, or
  * `{ failure }` with a report naming the seed, the path and the (shrunk) commands.
+ * `crashOn` (a model's name) makes the child abort at that model's first call: the crash report's
+ * own test.
+ * @param {{ seed: number, calls: number, timeoutMs: number, shrinkMs?: number, crashOn?: string }} options
  */
 export function fuzz({ seed, calls, timeoutMs, shrinkMs = 60_000, crashOn }) {
   const first = runChild({ mode: 'fuzz', seed, calls, crashOn }, { timeoutMs });
