@@ -12,6 +12,7 @@ import {
   validateOptions,
   validateSize,
 } from '@rmmjs/core/internal';
+import { exportIpcHandle, type IpcHandle } from '@rmmjs/interop';
 import { ManagedMemory } from './managed-memory.js';
 import { MappedMemory, type HostInit } from './mapped-memory.js';
 import { MemoryPointer } from './memory-pointer.js';
@@ -255,7 +256,25 @@ export class RMMExternalMemoryManager {
     return { free, total };
   }
 
-  // getIpcHandle(memory) is added with @rmmjs/interop (exportIpcHandle of memory.buffer, plus memory.offset).
+  /**
+   * A CUDA IPC handle to `memory` (a `MemoryPointer` from `memalloc`, or a view of one) that
+   * another process opens with `openIpcHandle` of `@rmmjs/interop` (or the Python helper there):
+   * the handle of the allocation around it and the offset in it, as RMM's manager returns. The
+   * importer must let go before `memory` is freed (see `exportIpcHandle`). Managed and page-locked
+   * host memory cannot be shared (`ERR_INVALID_ARG_VALUE`); freed memory is `ERR_RMM_DISPOSED`.
+   */
+  getIpcHandle(memory: MemoryPointer): IpcHandle {
+    if (!(memory instanceof MemoryPointer)) throw invalidArgType('memory', 'an instance of MemoryPointer', memory);
+    const { ptr, size, offset } = memory; // each throws ERR_RMM_DISPOSED once it was freed
+    const buffer = memory.buffer;
+    if (buffer === null) {
+      const what = memory instanceof ManagedMemory ? 'managed memory' : 'page-locked host memory';
+      throw invalidArgValue('memory', `is ${what}, which CUDA IPC cannot share`);
+    }
+    if (size === 0 || ptr === 0n) throw invalidArgValue('memory', 'is empty: it has no memory to share');
+    const whole = exportIpcHandle(buffer);
+    return { ...whole, offset: whole.offset + offset, size };
+  }
 
   /**
    * Frees everything it handed out that is not freed yet (memory objects become unusable, views
