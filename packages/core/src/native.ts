@@ -53,7 +53,7 @@ export interface NativeCore {
     device?: number,
   ): ResourceHandle;
   createCudaAsyncViewMemoryResource(poolHandle: bigint, device?: number): ResourceHandle;
-  asyncPoolHandle(mr: ResourceHandle): bigint;
+  asyncPoolHandle(mr: ResourceHandle, view: boolean): bigint;
   resourceInfo(mr: ResourceHandle): { typeName: string; device: number; flags: number; address: bigint };
   resourceAddress(mr: ResourceHandle): bigint;
   resourceRefcount(mr: ResourceHandle): number;

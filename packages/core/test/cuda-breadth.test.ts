@@ -82,6 +82,17 @@ describe.runIf(withCuda())('memory pools', () => {
     a[Symbol.dispose]();
     b[Symbol.dispose]();
   });
+
+  it("poolHandle refuses the other class's receiver (found by the fuzzer)", () => {
+    using owning = new CudaAsyncMemoryResource();
+    using view = new CudaAsyncViewMemoryResource(cuda.getDefaultMemPool());
+    const onOwning = thrown(() => CudaAsyncViewMemoryResource.prototype.poolHandle.call(owning));
+    expect(onOwning.code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(onOwning.message).toBe('The "this" argument must be an instance of CudaAsyncViewMemoryResource');
+    const onView = thrown(() => CudaAsyncMemoryResource.prototype.poolHandle.call(view));
+    expect(onView.code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(onView.message).toBe('The "this" argument must be an instance of CudaAsyncMemoryResource');
+  });
 });
 
 describe.runIf(withCuda())('streams', () => {

@@ -503,9 +503,24 @@ def handle_from_pool_pointer(ptr, size, device=None):
     if not pool:
         raise ValueError("not memory of a CUDA memory pool: use handle_from_pointer")
     base, _ = _address_range(ptr)
+    _export_pool_once(pool)
     export = _PoolPtrExportData()
     driver()("cuMemPoolExportPointer", ctypes.byref(export), base)
     return _handle("pool", bytes(export), ptr - base, size, device, pool_id(pool))
+
+
+_exported_pools = set()
+
+
+def _export_pool_once(pool):
+    # The driver refuses to export a pointer (CUDA_ERROR_INVALID_VALUE) of a pool that was never
+    # exported itself; the descriptor is not needed here (serve_pool exports its own).
+    if pool in _exported_pools:
+        return
+    fd = ctypes.c_int(-1)
+    driver()("cuMemPoolExportToShareableHandle", ctypes.byref(fd), pool, _POSIX_FILE_DESCRIPTOR, 0)
+    os.close(fd.value)
+    _exported_pools.add(pool)
 
 
 def serve_pool(pool, path, device=0, timeout=60.0):

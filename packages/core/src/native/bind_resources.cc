@@ -119,8 +119,12 @@ Napi::Value CreateCudaAsyncViewJs(const Napi::CallbackInfo& info) {
 
 Napi::Value AsyncPoolHandleJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  uintptr_t pool = AsyncPoolHandle(js::ResourceArg(env, info[0], "mr"));
-  if (pool == 0) js::ThrowTypeError(env, "not a CUDA async resource");
+  bool view = info[1].ToBoolean().Value();
+  uintptr_t pool = 0;
+  if (!AsyncPoolHandle(js::ResourceArg(env, info[0], "this"), view, &pool)) {
+    js::ThrowTypeError(env, std::string("The \"this\" argument must be an instance of ") +
+                                (view ? "CudaAsyncViewMemoryResource" : "CudaAsyncMemoryResource"));
+  }
   return Napi::BigInt::New(env, static_cast<uint64_t>(pool));
 }
 

@@ -134,10 +134,16 @@ rmmjs_status CreateCudaAsyncViewMemoryResource(int device, uintptr_t pool_handle
   return NewResource<CudaAsyncViewMemoryResource>(device, RMMJS_RESOURCE_DEVICE_ACCESSIBLE, out, device, pool_handle);
 }
 
-uintptr_t AsyncPoolHandle(const rmmjs_resource* mr) {
-  if (IsA<CudaAsyncMemoryResource>(mr)) return ImplOf<CudaAsyncMemoryResource>(mr).pool();
-  if (IsA<CudaAsyncViewMemoryResource>(mr)) return ImplOf<CudaAsyncViewMemoryResource>(mr).pool();
-  return 0;
+bool AsyncPoolHandle(const rmmjs_resource* mr, bool view, uintptr_t* pool) {
+  if (!view && IsA<CudaAsyncMemoryResource>(mr)) {
+    *pool = ImplOf<CudaAsyncMemoryResource>(mr).pool();
+    return true;
+  }
+  if (view && IsA<CudaAsyncViewMemoryResource>(mr)) {
+    *pool = ImplOf<CudaAsyncViewMemoryResource>(mr).pool();
+    return true;
+  }
+  return false;
 }
 
 }  // namespace rmmjs

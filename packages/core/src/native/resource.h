@@ -26,7 +26,9 @@ rmmjs_status CreateCudaAsyncMemoryResource(int device, const size_t* initial_poo
                                            bool enable_ipc, rmmjs_resource** out);
 rmmjs_status CreateCudaAsyncViewMemoryResource(int device, uintptr_t pool_handle, rmmjs_resource** out);
 // The CUmemoryPool of an async or async-view resource, or 0.
-uintptr_t AsyncPoolHandle(const rmmjs_resource* mr);
+// The CUmemoryPool of a CudaAsyncMemoryResource (view: of a CudaAsyncViewMemoryResource); false
+// when `mr` is not of that class.
+bool AsyncPoolHandle(const rmmjs_resource* mr, bool view, uintptr_t* pool);
 // Requires pageable memory access on device (SystemMemoryResource, SamHeadroomMemoryResource).
 rmmjs_status RequireSystemMemorySupport(int device);
 

@@ -30,7 +30,7 @@ export class CudaAsyncMemoryResource extends DeviceMemoryResource {
 
   /** The CUmemoryPool handle. */
   poolHandle(): bigint {
-    return native.asyncPoolHandle(resourceHandle(this, 'this'));
+    return native.asyncPoolHandle(resourceHandle(this, 'this'), false);
   }
 }
 

@@ -17,7 +17,7 @@ export class CudaAsyncViewMemoryResource extends DeviceMemoryResource {
 
   /** The CUmemoryPool handle. */
   poolHandle(): bigint {
-    return native.asyncPoolHandle(resourceHandle(this, 'this'));
+    return native.asyncPoolHandle(resourceHandle(this, 'this'), true);
   }
 }
 
