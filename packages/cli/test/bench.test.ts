@@ -1,7 +1,9 @@
 // `rmmjs bench`: the rows it measures (values vary between machines and runs; names and units do not).
 import { describe, expect, it } from 'vitest';
 import { backend, GiB, onFake, onHost, withCuda } from '@rmmjs/test-helpers';
-import { BENCH_RESOURCES, randomWorkload, runBench, type BenchReport } from '@rmmjs/cli';
+import { BENCH_RESOURCES, randomWorkload, runBench, threadOpsPerSecond, type BenchReport } from '@rmmjs/cli';
+import { getCurrentDeviceResource } from '@rmmjs/core';
+import { LimitingResourceAdaptor } from '@rmmjs/limiting';
 import { lines, rmmjs } from './run-cli.js';
 
 const base = withCuda() ? 'CudaMemoryResource' : 'SystemMemoryResource';
@@ -70,6 +72,25 @@ describe(`rmmjs bench (${backend()})`, () => {
     expect(report.skipped[0].resource).toBe('async');
     expect(report.skipped[0].why).toMatch(/^stopped: .*CUDA_ERROR_OUT_OF_MEMORY/);
     expect(report.rows.map((r) => r.group)).toContain('DeviceBuffer');
+  });
+
+  it('pinned: PinnedHostMemoryResource on a GPU (or the fake driver), skipped in host mode', async () => {
+    const report = await runBench({ resources: ['pinned'], quick: true });
+    if (onHost()) {
+      expect(report.skipped).toEqual([{ resource: 'pinned', why: 'needs a GPU (host mode)' }]);
+    } else {
+      expect(report.skipped).toEqual([]);
+      expect(report.rows.slice(0, 2).map((r) => `${r.group}: ${r.name}`)).toEqual([
+        'PinnedHostMemoryResource: pair 1 MiB from JS',
+        'PinnedHostMemoryResource: random workload (200 steps) from JS',
+      ]);
+    }
+  });
+
+  it('threadOpsPerSecond rejects when a worker fails part of the way (it used to wait forever)', async () => {
+    // Two workers over room for one 1 MiB allocation: one of them runs out of memory.
+    using limited = new LimitingResourceAdaptor(getCurrentDeviceResource(), 1 << 20);
+    await expect(threadOpsPerSecond(limited, 2, { seconds: 0.5 })).rejects.toThrow(/Exceeded memory limit/);
   });
 
   it('an unknown resource: exit 2', () => {

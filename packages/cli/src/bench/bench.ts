@@ -116,6 +116,14 @@ function benchResources(gpu: boolean): BenchResource[] {
       random: true,
       threads: false,
     },
+    {
+      name: 'pinned',
+      make: () => new PinnedHostMemoryResource(),
+      pairs: 500,
+      steps: 2_000,
+      random: true,
+      threads: false,
+    },
     { name: 'pool', make: () => pool(base()), pairs, steps: 100_000, random: true, threads: true },
     {
       name: 'arena',

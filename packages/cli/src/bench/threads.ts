@@ -29,32 +29,55 @@ export async function threadOpsPerSecond(
       for (let i = 0; i < 1000; i++) mr.deallocate(mr.allocate(${nbytes}), ${nbytes});
       parentPort.postMessage('ready');
       parentPort.once('message', () => {
-        const end = performance.now() + ${seconds * 1000};
+        const start = performance.now();
+        const end = start + ${seconds * 1000};
         let ops = 0;
         while (performance.now() < end) {
           for (let i = 0; i < 256; i++) mr.deallocate(mr.allocate(${nbytes}), ${nbytes});
           ops += 512;
         }
-        parentPort.postMessage(ops);
+        parentPort.postMessage(ops / ((performance.now() - start) / 1000));
       });`,
           { eval: true },
         ),
     );
-    await Promise.all(
-      threads.map(
-        (t) =>
-          new Promise((resolve, reject) => {
-            t.once('message', resolve);
-            t.once('error', reject);
-          }),
-      ),
-    );
-    const done = threads.map((t) => new Promise<number>((resolve) => t.once('message', resolve)));
-    for (const t of threads) t.postMessage('go');
-    const ops = (await Promise.all(done)).reduce((a, b) => a + b, 0);
-    await Promise.all(threads.map((t) => t.terminate()));
-    return ops / seconds;
+    try {
+      await Promise.all(threads.map((t) => nextMessage(t)));
+      const done = threads.map((t) => nextMessage(t) as Promise<number>);
+      for (const t of threads) t.postMessage('go');
+      // Each worker's own rate over the time it measured, added up.
+      return (await Promise.all(done)).reduce((a, b) => a + b, 0);
+    } finally {
+      await Promise.all(threads.map((t) => t.terminate()));
+    }
   } finally {
     core.setCurrentDeviceResource(previous);
   }
+}
+
+// The worker's next message; its error (out of memory in the middle, say), or its exit before it
+// answered, rejects instead of leaving the caller waiting.
+function nextMessage(worker: Worker): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: unknown) => {
+      settle();
+      resolve(message);
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    const onExit = (code: number) => {
+      settle();
+      reject(new Error(`a benchmark worker exited (code ${code}) before it answered`));
+    };
+    const settle = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
 }
