@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { Call, FuzzFailure, boolean, options, resource, size, sizeOption, stream, string } from '../params.js';
 import * as V from '../values.js';
 import { behaviours, callbackFunction, failureCallbackFunction } from './callbacks.js';
+import { isToken, token as tokenDescriptor, tokenArg } from '../tokens.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -493,6 +494,33 @@ export default function resourceModels() {
         if (call.run(() => entry.mr[Symbol.dispose]()).ok) entry.disposed = true;
       },
     ),
+    resourceMethod('DeviceMemoryResource#share', [`${DMR}#share`], [fc.constant(0)], (world, call, entry) => {
+      const result = call.run(() => entry.mr.share());
+      if (!result.ok) return;
+      if (!isToken(result.value, 'rmmjs:resource') || typeof result.value.className !== 'string')
+        throw new FuzzFailure(`DeviceMemoryResource#share gave ${JSON.stringify(result.value)}`);
+      world.shareTokens.push({ token: result.value, entry });
+    }),
+    {
+      name: 'DeviceMemoryResource.fromShared',
+      covers: [`${DMR}.fromShared`],
+      args: tokenDescriptor,
+      run(world, t) {
+        const call = new Call(world, 'DeviceMemoryResource.fromShared');
+        const arg = tokenArg(call, t, world.shareTokens, world.transfers);
+        if (arg === undefined) return;
+        const { value, record } = arg;
+        // A resource every thread released is gone; one something still holds comes back.
+        if (record?.entry.disposed) call.allow('disposed');
+        const result = call.run(() => world.P.core.DeviceMemoryResource.fromShared(value));
+        if (!result.ok || record === undefined) return;
+        const mr = world.adoptResource(result.value);
+        if (!record.entry.disposed && mr !== record.entry.mr)
+          throw new FuzzFailure('fromShared on the thread that shared a resource is not the very object');
+        if (world.resourceEntry(mr)?.address !== record.entry.address)
+          throw new FuzzFailure('fromShared gave another native resource than the one shared');
+      },
+    },
     resourceMethod(
       'UpstreamResourceAdaptor#upstreamMr',
       [`${core}:UpstreamResourceAdaptor#upstreamMr`, `${core}:UpstreamResourceAdaptor#getUpstream`],
