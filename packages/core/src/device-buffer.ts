@@ -460,6 +460,11 @@ export class DeviceBuffer implements Disposable {
   }
 }
 
+/** Whether `value` is a DeviceBuffer: a brand check (no getter runs; a Proxy of one is not one). */
+export function isBuffer(value: unknown): value is DeviceBuffer {
+  return isDeviceBuffer(value);
+}
+
 /** The native handle of a DeviceBuffer argument (null once freed), or `ERR_INVALID_ARG_TYPE` naming `name`. */
 function bufferArg(buffer: unknown, name: string): BufferNative | null {
   if (!isDeviceBuffer(buffer)) throw invalidArgType(name, 'an instance of DeviceBuffer', buffer);
