@@ -7,6 +7,7 @@ import { Call } from './oracle.js';
 import * as V from './values.js';
 import addonModels, { receiverMethods } from './models/addon.js';
 import coreModels from './models/core.js';
+import interopModels from './models/interop.js';
 import deviceBufferModels from './models/device-buffer.js';
 import loggingModels from './models/logging.js';
 import resourceModels from './models/resources.js';
@@ -21,6 +22,7 @@ export function allModels() {
     ...loggingModels(),
     ...statisticsModels(),
     ...addonModels(),
+    ...interopModels(),
     abstractBases(),
   ];
 }

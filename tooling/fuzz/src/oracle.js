@@ -65,6 +65,16 @@ function safeString(value) {
   }
 }
 
+/** With RMMJS_FUZZ_STATS set, what each call did: name -> outcome ('ok' or an error's kind) -> count. */
+export const outcomes = process.env.RMMJS_FUZZ_STATS ? new Map() : undefined;
+
+function count(name, outcome) {
+  if (outcomes === undefined) return;
+  let byOutcome = outcomes.get(name);
+  if (byOutcome === undefined) outcomes.set(name, (byOutcome = new Map()));
+  byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
+}
+
 /**
  * One call under test: its arguments are materialized through it, each checked by the public
  * API's rules; `run` then checks what happened.
@@ -107,6 +117,7 @@ export class Call {
   checkError(error) {
     if (error instanceof FuzzFailure) throw error; // a check inside a callback failed: report it as it is
     const kind = kindOf(error, this.world.P.core);
+    count(this.name, kind ?? 'undocumented');
     if (kind === null) throw new FuzzFailure(`${this.name}: undocumented error: ${describeError(error)}`);
     if (!this.#accepts(kind)) {
       const expected = [...this.required, ...this.allowed].join(', ') || 'success';
@@ -117,6 +128,7 @@ export class Call {
 
   /** Checks a success. */
   checkSuccess() {
+    count(this.name, 'ok');
     if (this.required.size > 0 && !this.flags.unstable) {
       throw new FuzzFailure(`${this.name}: succeeded with an invalid argument (expected ${[...this.required]})`);
     }
