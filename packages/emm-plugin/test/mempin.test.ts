@@ -134,6 +134,19 @@ describe('mempin', () => {
     expect(thrown(() => manager().mempin(view)).code).toBe('ERR_INVALID_ARG_VALUE');
   });
 
+  it("hostAddress of detached memory is ERR_INVALID_ARG_VALUE (it has no address), not V8's TypeError", () => {
+    const owner = new ArrayBuffer(64);
+    const view = new Uint8Array(owner, 8);
+    structuredClone(owner, { transfer: [owner] });
+    for (const bytes of [owner, view]) {
+      const error = thrown(() => hostAddress(bytes));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
+      expect(error.message).toContain('detached');
+    }
+    expect(thrown(() => hostAddress({} as ArrayBuffer)).code).toBe('ERR_INVALID_ARG_TYPE');
+  });
+
   it.runIf(onFake())("pinning a range that is pinned already is the driver's CudaError, and pins nothing", () => {
     const owner = new ArrayBuffer(4096);
     const mgr = manager();
