@@ -7,6 +7,8 @@ import { Call } from './oracle.js';
 import * as V from './values.js';
 import addonModels, { receiverMethods } from './models/addon.js';
 import coreModels from './models/core.js';
+import emmModels from './models/emm-plugin.js';
+import functionAllocatorModels from './models/function-allocator.js';
 import interopModels from './models/interop.js';
 import deviceBufferModels from './models/device-buffer.js';
 import loggingModels from './models/logging.js';
@@ -23,6 +25,8 @@ export function allModels() {
     ...statisticsModels(),
     ...addonModels(),
     ...interopModels(),
+    ...emmModels(),
+    ...functionAllocatorModels(),
     abstractBases(),
   ];
 }
