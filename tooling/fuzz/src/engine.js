@@ -14,6 +14,7 @@ import deviceBufferModels from './models/device-buffer.js';
 import loggingModels from './models/logging.js';
 import resourceModels from './models/resources.js';
 import statisticsModels from './models/statistics.js';
+import umbrellaModels from './models/umbrella.js';
 
 /** Every model; each lists the coverage keys (see inventory.js) it calls. */
 export function allModels() {
@@ -27,6 +28,7 @@ export function allModels() {
     ...interopModels(),
     ...emmModels(),
     ...functionAllocatorModels(),
+    ...umbrellaModels(),
     abstractBases(),
   ];
 }

@@ -264,7 +264,11 @@ export default function addonModels() {
           // refuse it first: ERR_INVALID_ARG_TYPE, or the private field it reads.
           const bareTypeError = Object.getPrototypeOf(error) === TypeError.prototype && error.code === undefined;
           const privateField = bareTypeError && /private member|revoked/.test(error.message);
-          const disposedResource = kind === 'disposed' && world.resourceEntry(self)?.disposed === true;
+          // A disposed resource, or a freed buffer whose getters a method of another class read.
+          const disposedResource =
+            kind === 'disposed' &&
+            (world.resourceEntry(self)?.disposed === true ||
+              (!method.native && world.bufferEntry(self)?.freed === true));
           if (
             kind !== 'type' &&
             kind !== 'revoked' &&
