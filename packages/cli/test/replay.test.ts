@@ -179,6 +179,19 @@ describe(`replayOn (${backend()})`, () => {
     counter[Symbol.dispose]();
   });
 
+  it('refuses what is not a resource (ERR_INVALID_ARG_TYPE) before it makes a stream for the log', async () => {
+    const log = parseLog(
+      `${HEADER}\n1,00:00:00.000001,allocate,0x100,256,0x55\n1,00:00:00.000002,free,0x100,256,0x55\n`,
+    );
+    const streams = onFake() ? fakeCuda.stats().liveStreams : 0;
+    const current = getCurrentDeviceResource();
+    const error = (await replayOn(log, {} as never).catch((e: unknown) => e)) as Error & { code?: string };
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
+    if (onFake()) expect(fakeCuda.stats().liveStreams).toBe(streams); // none waits for the collector
+    expect(getCurrentDeviceResource()).toBe(current);
+  });
+
   it.runIf(onFake())('a CUDA failure stops every thread, names the line, and frees what was allocated', async () => {
     const log = parseLog(threadedLog({ threads: 3, events: 400 }), 'threaded.csv');
     const mr = new CudaMemoryResource();

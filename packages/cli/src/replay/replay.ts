@@ -186,9 +186,17 @@ export async function replayOn(
   const pointers = new BigUint64Array(new SharedArrayBuffer(8 * Math.max(log.slots, 1)));
   const failed = new Uint8Array(new SharedArrayBuffer(Math.max(log.slots, 1)));
   const defaults = [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM];
-  // A stream of our own for each logged stream other than the default ones.
-  const streams = log.streams.map((handle) => (handle <= 2n ? defaults[Number(handle)] : new Stream()));
+  // First: what is not a resource is refused before a stream is made (none is left to the collector).
   const previous = setCurrentDeviceResource(mr);
+  // A stream of our own for each logged stream other than the default ones.
+  const streams: Stream[] = [];
+  try {
+    for (const handle of log.streams) streams.push(handle <= 2n ? defaults[Number(handle)] : new Stream());
+  } catch (error) {
+    for (const stream of streams) if (!defaults.includes(stream)) stream[Symbol.dispose]();
+    setCurrentDeviceResource(previous);
+    throw error;
+  }
   const timer = setInterval(() => onProgress(Atomics.load(control, PROGRESS), log.events), 100);
   let results: WorkerResults | undefined;
   let failure: unknown;
