@@ -134,7 +134,7 @@ describe('mempin', () => {
     expect(thrown(() => manager().mempin(view)).code).toBe('ERR_INVALID_ARG_VALUE');
   });
 
-  it("hostAddress of detached memory is ERR_INVALID_ARG_VALUE (it has no address), not V8's TypeError", () => {
+  it("hostAddress of detached memory (or a DataView out of bounds) is ERR_INVALID_ARG_VALUE, not V8's TypeError", () => {
     const owner = new ArrayBuffer(64);
     const view = new Uint8Array(owner, 8);
     structuredClone(owner, { transfer: [owner] });
@@ -144,6 +144,13 @@ describe('mempin', () => {
       expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
       expect(error.message).toContain('detached');
     }
+    type Resizable = ArrayBuffer & { resize(length: number): void };
+    const shrunk = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => Resizable)(64, {
+      maxByteLength: 64,
+    });
+    const outside = new DataView(shrunk, 32, 16);
+    shrunk.resize(8);
+    expect(thrown(() => hostAddress(outside)).code).toBe('ERR_INVALID_ARG_VALUE');
     expect(thrown(() => hostAddress({} as ArrayBuffer)).code).toBe('ERR_INVALID_ARG_TYPE');
   });
 
