@@ -77,6 +77,15 @@ function handOut(world, manager, memory, kind, extra = {}) {
 
 const hostKinds = ['pinned', 'mapped', 'pin'];
 
+// A DataView past the end of its shrunk buffer: reading where it starts throws.
+function outOfBounds(view) {
+  try {
+    return ArrayBuffer.isView(view) && view.byteOffset + view.byteLength < 0;
+  } catch {
+    return true;
+  }
+}
+
 function isDetached(buffer) {
   if (!types.isArrayBuffer(buffer)) return false;
   try {
@@ -254,7 +263,7 @@ export default function emmModels() {
           if (buffer.resizable || buffer.growable || detached) call.invalid('value');
           else length = bytesOf(owner).length;
           const where = new Call(world, 'hostAddress');
-          if (detached) where.invalid('value'); // it has no address
+          if (detached || outOfBounds(owner)) where.invalid('value'); // it has no address
           const result = where.run(() => world.P.emmPlugin.hostAddress(owner));
           if (result.ok && typeof result.value !== 'bigint') throw new FuzzFailure('hostAddress is not a bigint');
           if (result.ok) address = result.value;

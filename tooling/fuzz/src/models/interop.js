@@ -52,6 +52,26 @@ function sizeValue(call, value) {
   return false;
 }
 
+/**
+ * value[key], or `{ threw: true }` where reading it throws (a hostile object: the call fails with
+ * that error, which the call's flags allow).
+ */
+function read(value, key) {
+  try {
+    return { value: value[key] };
+  } catch {
+    return { threw: true };
+  }
+}
+
+function isArray(value) {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false; // a revoked Proxy: the call fails with V8's TypeError, which its flags allow
+  }
+}
+
 /** The dtype option by the README's rules: `{ code, bits, lanes }`, or undefined when it is invalid. */
 function dtypeRule(call, value) {
   if (value === undefined) return { code: 1, bits: 8, lanes: 1 };
@@ -65,9 +85,15 @@ function dtypeRule(call, value) {
     call.invalid('type');
     return undefined;
   }
-  const { code, bits, lanes = 1 } = value;
-  const ok = [integerIn(call, code, 0, 255), integerIn(call, bits, 1, 255), integerIn(call, lanes, 1, 65535)];
-  return ok.every(Boolean) ? { code, bits, lanes } : undefined;
+  const [code, bits, lanes] = ['code', 'bits', 'lanes'].map((key) => read(value, key));
+  if (code.threw || bits.threw || lanes.threw) return undefined;
+  const ok = [
+    integerIn(call, code.value, 0, 255),
+    integerIn(call, bits.value, 1, 255),
+    integerIn(call, lanes.value ?? 1, 1, 65535),
+  ];
+  if (ok.every(Boolean)) return { code: code.value, bits: bits.value, lanes: lanes.value ?? 1 };
+  return undefined;
 }
 
 /**
@@ -90,7 +116,7 @@ function layoutRule(call, size, { dtype, shape, strides, byteOffset = 0 }) {
       return undefined;
     }
     dims = [(size - byteOffset) / (elementBits / 8)];
-  } else if (!Array.isArray(shape)) {
+  } else if (!isArray(shape)) {
     call.invalid('type');
     return undefined;
   } else {
@@ -99,7 +125,7 @@ function layoutRule(call, size, { dtype, shape, strides, byteOffset = 0 }) {
   }
   let steps = null;
   if (strides != null) {
-    if (!Array.isArray(strides)) {
+    if (!isArray(strides)) {
       call.invalid('type');
       return undefined;
     }
@@ -246,7 +272,9 @@ export default function interopModels() {
         const dtype = capsule.dtype;
         if (dtype.code !== layout.type.code || dtype.bits !== layout.type.bits || dtype.lanes !== layout.type.lanes)
           throw new FuzzFailure(`toDLPack: dtype ${JSON.stringify(dtype)}, asked for ${JSON.stringify(layout.type)}`);
-        if (!sameJSON(capsule.shape, layout.dims) || !sameJSON(capsule.strides, layout.steps))
+        // A 0-dimensional tensor's strides are empty: NULL says the same.
+        const strides = layout.steps?.length === 0 && capsule.strides === null ? [] : capsule.strides;
+        if (!sameJSON(capsule.shape, layout.dims) || !sameJSON(strides, layout.steps))
           throw new FuzzFailure(
             `toDLPack: shape ${capsule.shape} strides ${capsule.strides}, asked for ${layout.dims} ${layout.steps}`,
           );
@@ -294,12 +322,13 @@ export default function interopModels() {
         if (state.layout === undefined) return;
         const expected = {
           shape: state.layout.dims,
-          strides: state.layout.steps,
+          strides: state.layout.steps?.length === 0 ? null : state.layout.steps,
           byteOffset: state.layout.byteOffset,
           data: state.data,
           readOnly: false,
         };
-        if (what in expected && result.value !== expected[what] && !sameJSON(result.value, expected[what]))
+        const actual = what === 'strides' && result.value?.length === 0 ? null : result.value;
+        if (what in expected && actual !== expected[what] && !sameJSON(actual, expected[what]))
           throw new FuzzFailure(`DLPackCapsule#${what} is ${String(result.value)}, not ${String(expected[what])}`);
       },
     },

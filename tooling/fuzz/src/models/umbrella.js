@@ -56,7 +56,8 @@ export default function umbrellaModels() {
             if (initial !== undefined && maximum !== undefined && initial > maximum) call.invalid('logic');
             call.allow('logic', 'oom'); // sizes the pool refuses (not multiples of 256), no memory for it
           }
-          if (value.logging === true) {
+          if (value.logging === true && targets.length > 0) {
+            // A file name for each device listed (none listed: none needed).
             if (logFileName === undefined || logFileName === '')
               call.invalid('value'); // no RMM_LOG_FILE here
             else if (typeof logFileName !== 'string') call.invalid('type');
