@@ -64,6 +64,16 @@ function read(value, key) {
   }
 }
 
+// What reading toDLPack's options from `value` throws.
+function readError(value) {
+  try {
+    for (const key of ['dtype', 'shape', 'strides', 'byteOffset']) void value[key];
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 function isArray(value) {
   try {
     return Array.isArray(value);
@@ -251,6 +261,20 @@ export default function interopModels() {
           layout = layoutRule(call, size, optionsValue);
         } else if (typeof optionsValue === 'object' && optionsValue !== null) {
           call.allow('type', 'range', 'value'); // some other object: its properties are what it has
+          // One whose own getter throws (a DataView's byteOffset, out of bounds) fails with that error.
+          const thrown = ['dtype', 'shape', 'strides', 'byteOffset'].map((key) => read(optionsValue, key).threw);
+          if (thrown.some(Boolean) && !call.flags.throws && !call.flags.revoked) {
+            const expected = readError(optionsValue);
+            world.calls++;
+            try {
+              world.P.interop.toDLPack(value, optionsValue);
+            } catch (error) {
+              if (error?.constructor === expected?.constructor && error?.message === expected?.message) return;
+              call.checkError(error);
+              return;
+            }
+            throw new FuzzFailure('toDLPack read options whose getter throws and did not fail');
+          }
         } else if (optionsValue === undefined) layout = layoutRule(call, size, {});
         // Synchronising the buffer's stream: a driver's failure.
         if (world.backend !== 'host') call.allow('cuda');

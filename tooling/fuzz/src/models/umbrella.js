@@ -67,6 +67,8 @@ export default function umbrellaModels() {
           call.allow('type', 'range', 'value', 'logic'); // another object's own properties
           expect = false;
         }
+        // The reinitialize hooks run first: one the world registered may throw (its own error).
+        if (world.hooks.length > 0) call.allow('hostile');
         const before = world.P.pristine.perDevice.map((_, device) => core.getPerDeviceResource(device));
         for (const mr of before) world.adoptResource(mr);
         const current = core.cuda.isAvailable() ? core.cuda.getDevice() : 0;
