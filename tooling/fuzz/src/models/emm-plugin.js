@@ -394,7 +394,7 @@ export default function emmModels() {
         if (record.view) {
           if (!viaDispose) call.invalid(record.of.freed ? 'disposed' : 'logic'); // a view owns no memory
         } else if (record.freed && !viaDispose) call.invalid('disposed');
-        if (record.kind === 'device' && !record.freed) {
+        if (record.kind === 'device' && !record.view && !record.freed) {
           const entry = world.resourceEntry(record.memory.buffer.mr);
           if (entry?.address !== undefined && world.counting.reachesJs(entry.address))
             call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'wrongThread', 'cuda');
@@ -439,7 +439,7 @@ export default function emmModels() {
         const call = new Call(world, 'RMMExternalMemoryManager#reset');
         call.allow('cuda');
         for (const record of emm(world).memory) {
-          if (record.manager !== manager || record.freed || record.kind !== 'device') continue;
+          if (record.manager !== manager || record.view || record.freed || record.kind !== 'device') continue;
           const entry = world.resourceEntry(record.memory.buffer.mr);
           if (entry?.address !== undefined && world.counting.reachesJs(entry.address))
             call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'wrongThread');

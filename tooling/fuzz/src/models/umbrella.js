@@ -10,6 +10,14 @@ const MiB = 1024 * KiB;
 
 const poolSize = (...valid) => V.sizeOption(fc.constantFrom(...valid));
 
+function isArray(value) {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false; // a revoked Proxy: V8's TypeError, which the call's flags allow
+  }
+}
+
 export default function umbrellaModels() {
   return [
     {
@@ -42,7 +50,7 @@ export default function umbrellaModels() {
             if (value[key] !== undefined) boolean(call, value[key]);
           }
           if (typeof devices === 'number') targets = [devices];
-          else if (Array.isArray(devices)) targets = devices;
+          else if (isArray(devices)) targets = devices;
           else if (devices !== undefined) call.invalid('type');
           for (const device of targets) {
             integer(call, device, 0, 2 ** 31 - 1);
