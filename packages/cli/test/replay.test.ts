@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CudaMemoryResource, getCurrentDeviceResource } from '@rmmjs/core';
+import { CudaMemoryResource, cuda, getCurrentDeviceResource } from '@rmmjs/core';
+import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { LoggingResourceAdaptor } from '@rmmjs/logging';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { backend, counting, fakeCuda, KiB, MiB, onFake, onHost, withCuda } from '@rmmjs/test-helpers';
@@ -190,6 +191,24 @@ describe(`replayOn (${backend()})`, () => {
     expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
     if (onFake()) expect(fakeCuda.stats().liveStreams).toBe(streams); // none waits for the collector
     expect(getCurrentDeviceResource()).toBe(current);
+  });
+
+  it.runIf(onFake())("replays on the resource given when this thread's current device is not 0", async () => {
+    // Worker threads start on device 0: they must get the resource itself, not their current one.
+    const log = parseLog(threadedLog({ threads: 2, events: 200 }), 'threaded.csv');
+    cuda.setDevice(1);
+    try {
+      const mr = new StatisticsResourceAdaptor(new CudaMemoryResource());
+      const outcome = await replayOn(log, mr);
+      expect([outcome.error, outcome.failures]).toEqual([null, 0]);
+      expect(mr.allocationCounts.peakBytes).toBe(log.peakBytes);
+      expect(mr.allocationCounts.totalCount).toBe(log.allocations);
+      mr[Symbol.dispose]();
+      const report = await replayLog(log, { resources: ['pool'] });
+      expect(report.results[0].peakRequestedBytes).toBe(log.peakBytes);
+    } finally {
+      cuda.setDevice(0);
+    }
   });
 
   it.runIf(onFake())('a CUDA failure stops every thread, names the line, and frees what was allocated', async () => {

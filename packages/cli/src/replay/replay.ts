@@ -12,6 +12,7 @@ import {
   setCurrentDeviceResource,
   Stream,
   type DeviceMemoryResource,
+  type SharedResourceToken,
 } from '@rmmjs/core';
 import { getLoggingLevel, LevelEnum, setLoggingLevel } from '@rmmjs/logging';
 import { Action, type AllocationLog } from '../log/allocation-log.js';
@@ -173,8 +174,9 @@ export interface ReplayOutcome {
 
 /**
  * Replays the log's events on `mr`, one worker thread per logged thread, in the log's order; `mr`
- * is the current device resource meanwhile (workers find it there). Whatever the log leaves
- * allocated, or the replay holds when it stops, is freed afterwards.
+ * is the current device resource meanwhile, and each worker gets it through `mr.share()` (a
+ * worker's own current device is 0, whatever this thread's is). Whatever the log leaves allocated,
+ * or the replay holds when it stops, is freed afterwards.
  */
 export async function replayOn(
   log: AllocationLog,
@@ -201,7 +203,7 @@ export async function replayOn(
   let results: WorkerResults | undefined;
   let failure: unknown;
   try {
-    results = await runWorkers(log, { control, turn, pointers, failed, streams });
+    results = await runWorkers(log, { resource: mr.share(), control, turn, pointers, failed, streams });
   } catch (error) {
     failure = error;
   } finally {
@@ -247,6 +249,7 @@ type WorkerResults = ReplayWorkerResult[] & { start: bigint };
 async function runWorkers(
   log: AllocationLog,
   shared: {
+    resource: SharedResourceToken;
     control: Int32Array;
     turn: Int32Array;
     pointers: BigUint64Array;
@@ -254,12 +257,13 @@ async function runWorkers(
     streams: Stream[];
   },
 ): Promise<WorkerResults> {
-  const { control, turn, pointers, failed, streams } = shared;
+  const { resource, control, turn, pointers, failed, streams } = shared;
   const lists = eventsByThread(log);
   const ready: Promise<void>[] = [];
   const done: Promise<ReplayWorkerResult>[] = [];
   for (const [thread, events] of lists.entries()) {
     const data: ReplayWorkerData = {
+      resource,
       thread,
       events,
       action: log.action,
