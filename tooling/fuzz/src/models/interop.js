@@ -531,8 +531,8 @@ export default function interopModels() {
           if (!('o' in o) || o.o.timeout === undefined) return { timeout: 0 };
           const timeout = call.value(o.o.timeout);
           if (timeout === undefined) return { timeout: 0 };
-          integerIn(call, timeout, 0, 2 ** 31 - 1);
-          return { timeout: typeof timeout === 'number' && timeout > 100 ? 100 : timeout };
+          // A valid one past 100 ms waits 100 ms; an invalid one is refused at once.
+          return { timeout: integerIn(call, timeout, 0, 2 ** 31 - 1) && timeout > 100 ? 100 : timeout };
         };
         const expected = (call) => {
           if (world.backend === 'host') call.allow('noDriver');

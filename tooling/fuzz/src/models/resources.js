@@ -463,8 +463,11 @@ export default function resourceModels() {
           // Freed through another resource (one over the same memory): gone for every record of it,
           // and the resources that handed it out never hear of it: they may refuse what follows
           // (ERR_RMM_LOGIC: an address they still hold comes back), and the root's count stays up.
-          // (What a callback took from its inner resource is freed only when the callback says so: rawFreed.)
-          for (const other of world.allocations) if (other.ptr === ptr && !other.viaCallback) other.freed = true;
+          // Through JavaScript, what a callback took from its inner resource is freed only when the
+          // callback says so (rawFreed): a callback that returns junk frees nothing.
+          const js = world.counting.reachesJs(entry.address);
+          for (const other of world.allocations)
+            if (other.ptr === ptr && !(js && other.viaCallback)) other.freed = true;
           world.tainted = true;
           world.counting.inexact(entry.address);
           world.counting.inexact(allocation.address);
