@@ -234,14 +234,18 @@ export default function deviceBufferModels() {
         allocating(call, target?.address);
         call.allow('value'); // the bytes detached or shrunk during the copy
         if (hostLength(bytes) !== undefined) world.inflightHosts.push(bytes);
+        // It allocates before it returns (the copy comes later): counted now, in the order the
+        // resources see it (a later allocation must not come first for the peaks).
+        const countedNow = call.required.size === 0 && !call.flags.unstable && target?.address !== undefined;
+        const promise = call.runAsync(() => world.P.core.DeviceBuffer.toDeviceAsync(bytes, s));
+        if (countedNow) world.counting.allocated(target.address, data.length);
         world.track(
-          call
-            .runAsync(() => world.P.core.DeviceBuffer.toDeviceAsync(bytes, s))
-            .then((result) => {
-              if (result.ok) world.addBuffer(result.value, knownBytes(data)).hostMayHaveChanged = bytes;
-              // A copy that failed freed its buffer: allocated and freed, the peaks moved.
-              else world.counting.inexact(target?.address);
-            }),
+          promise.then((result) => {
+            if (result.ok)
+              world.addBuffer(result.value, knownBytes(data), { counted: !countedNow }).hostMayHaveChanged = bytes;
+            // A copy that failed freed its buffer: allocated and freed, the peaks moved.
+            else world.counting.inexact(target?.address);
+          }),
         );
       },
     },
