@@ -306,7 +306,7 @@ export default function cliModels() {
           !(logError instanceof TypeError) ||
           logError.code !== 'ERR_INVALID_ARG_VALUE' ||
           logError.message !== `${source}:${line}: ${reason}` ||
-          logError.line !== line
+          !Object.is(logError.line, line)
         )
           throw new FuzzFailure('new LogFormatError');
       },
