@@ -174,7 +174,8 @@ export default function addonModels() {
           held = pick(world.memoryHandles, h.held);
           if (held === undefined) return;
           handle = held.handle;
-          if (held.taken) call.invalid('disposed');
+          if (held.taken === true) call.invalid('disposed');
+          else if (held.taken === 'maybe') call.allow('disposed');
         } else {
           handle = call.value(h);
           call.invalid('type');
@@ -190,7 +191,7 @@ export default function addonModels() {
         if (held === undefined) return;
         if (!result.ok) {
           // Refused before the handle was read (an option), or taken and released: the teardown tells.
-          if (result.kind !== 'type' && result.kind !== 'disposed') held.taken = 'maybe';
+          if (!['type', 'disposed', 'hostile', 'revoked', 'privateMember'].includes(result.kind)) held.taken = 'maybe';
           return;
         }
         held.taken = true;

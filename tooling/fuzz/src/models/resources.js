@@ -288,7 +288,9 @@ function constructorModel(spec) {
       const Class = world.P.byName[spec.name];
       const upstreamEntry = call.upstream === undefined ? undefined : world.resourceEntry(call.upstream);
       if (upstreamEntry !== undefined && !upstreamEntry.disposed) {
-        // Construction may allocate through the upstream (pools, arenas, fixed-size chunks).
+        // Construction may allocate through the upstream (pools, arenas, fixed-size chunks): the
+        // driver may refuse (a view of a pool whose resource is gone, say).
+        if (world.backend !== 'host') call.allow('cuda');
         if (world.counting.reachesJs(upstreamEntry.address))
           call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'oom', 'wrongThread');
       }
