@@ -160,6 +160,9 @@ export class DeviceBuffer implements Disposable {
   constructor(options?: DeviceBufferOptions) {
     if (adopting !== undefined) {
       const { attach, stream } = adopting;
+      // Taken before attach runs: a DeviceBuffer that JavaScript makes meanwhile (a resource's
+      // callback, while copy() allocates) is its own, not a second copy.
+      adopting = undefined;
       this.#native = attach(this);
       this.#stream = stream;
       return;
