@@ -301,8 +301,14 @@ export default function deviceBufferModels() {
     ),
     method('copy', [fc.constant(0)], (world, call, { buf, entry }) => {
       allocating(call, entry.address);
+      // The bytes as the copy starts: JavaScript of the resource may change the buffer while the copy allocates.
+      const [before, version] = [Int16Array.from(entry.expected), entry.version];
       const result = call.run(() => buf.copy());
-      if (result.ok) world.addBuffer(result.value, Int16Array.from(entry.expected));
+      if (!result.ok) return;
+      const copy = result.value;
+      if (entry.version === version && copy.size !== before.length)
+        throw new FuzzFailure(`DeviceBuffer#copy has ${copy.size} bytes, the buffer ${before.length}`);
+      world.addBuffer(copy, entry.version === version ? before : unknownBytes(copy.size));
     }),
     method(
       'copyFromDevice',
