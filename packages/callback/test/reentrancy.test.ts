@@ -48,6 +48,25 @@ const resizableBuffer = (length: number) =>
     maxByteLength: length,
   });
 
+describe('a DeviceBuffer made by JavaScript inside an allocation', () => {
+  it("copy(): one made by the resource's allocate callback is its own, not a second copy (nothing leaked)", () => {
+    const { mr, live, state } = hooked();
+    const source = new DeviceBuffer({ data: pattern(100, 3), mr });
+    let inner: DeviceBuffer | undefined;
+    state.onAllocate = () => {
+      inner = new DeviceBuffer({ size: 0, mr });
+    };
+    const copy = source.copy();
+    expect(inner?.size).toBe(0);
+    expect(inner?.ptr).toBe(0n);
+    expect(copy.size).toBe(100);
+    expectBytes(copy.toBytes(), pattern(100, 3));
+    expect(live.size).toBe(2); // the source and one copy
+    for (const buffer of [source, copy, inner!]) buffer.free();
+    expect(live.size).toBe(0);
+  });
+});
+
 describe('resize and reserve whose allocation runs JavaScript', () => {
   for (const grow of ['resize', 'reserve'] as const) {
     it(`${grow}: the allocation frees the buffer -> ERR_RMM_DISPOSED, all memory returned once`, () => {

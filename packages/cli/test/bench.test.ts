@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { backend, GiB, onFake, onHost, withCuda } from '@rmmjs/test-helpers';
 import { BENCH_RESOURCES, randomWorkload, runBench, threadOpsPerSecond, type BenchReport } from '@rmmjs/cli';
-import { getCurrentDeviceResource } from '@rmmjs/core';
+import { CudaMemoryResource, cuda, getCurrentDeviceResource } from '@rmmjs/core';
 import { LimitingResourceAdaptor } from '@rmmjs/limiting';
+import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { lines, rmmjs } from './run-cli.js';
 
 const base = withCuda() ? 'CudaMemoryResource' : 'SystemMemoryResource';
@@ -112,5 +113,21 @@ describe(`rmmjs bench (${backend()})`, () => {
     expect(rows).toEqual(report.rows.map((r) => r.name));
     expect(rows[0]).toBe(`create+free 64 B on ${base}`);
     expect(rows).toHaveLength(withCuda() ? 5 : 3);
+  });
+});
+
+describe('threadOpsPerSecond', () => {
+  it.runIf(onFake())("runs on the resource given when this thread's current device is not 0", async () => {
+    // Worker threads start on device 0: they must get the resource itself, not their current one.
+    cuda.setDevice(1);
+    try {
+      const mr = new StatisticsResourceAdaptor(new CudaMemoryResource());
+      expect(await threadOpsPerSecond(mr, 1, { nbytes: 4096, seconds: 0.05 })).toBeGreaterThan(0);
+      expect(mr.allocationCounts.totalCount).toBeGreaterThan(1000);
+      expect(mr.allocationCounts.currentBytes).toBe(0);
+      mr[Symbol.dispose]();
+    } finally {
+      cuda.setDevice(0);
+    }
   });
 });

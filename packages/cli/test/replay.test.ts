@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CudaMemoryResource, getCurrentDeviceResource } from '@rmmjs/core';
+import { CudaMemoryResource, cuda, getCurrentDeviceResource } from '@rmmjs/core';
+import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { LoggingResourceAdaptor } from '@rmmjs/logging';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { backend, counting, fakeCuda, KiB, MiB, onFake, onHost, withCuda } from '@rmmjs/test-helpers';
@@ -177,6 +178,37 @@ describe(`replayOn (${backend()})`, () => {
     pool[Symbol.dispose]();
     expect(counter.getAllocatedBytes()).toBe(0);
     counter[Symbol.dispose]();
+  });
+
+  it('refuses what is not a resource (ERR_INVALID_ARG_TYPE) before it makes a stream for the log', async () => {
+    const log = parseLog(
+      `${HEADER}\n1,00:00:00.000001,allocate,0x100,256,0x55\n1,00:00:00.000002,free,0x100,256,0x55\n`,
+    );
+    const streams = onFake() ? fakeCuda.stats().liveStreams : 0;
+    const current = getCurrentDeviceResource();
+    const error = (await replayOn(log, {} as never).catch((e: unknown) => e)) as Error & { code?: string };
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
+    if (onFake()) expect(fakeCuda.stats().liveStreams).toBe(streams); // none waits for the collector
+    expect(getCurrentDeviceResource()).toBe(current);
+  });
+
+  it.runIf(onFake())("replays on the resource given when this thread's current device is not 0", async () => {
+    // Worker threads start on device 0: they must get the resource itself, not their current one.
+    const log = parseLog(threadedLog({ threads: 2, events: 200 }), 'threaded.csv');
+    cuda.setDevice(1);
+    try {
+      const mr = new StatisticsResourceAdaptor(new CudaMemoryResource());
+      const outcome = await replayOn(log, mr);
+      expect([outcome.error, outcome.failures]).toEqual([null, 0]);
+      expect(mr.allocationCounts.peakBytes).toBe(log.peakBytes);
+      expect(mr.allocationCounts.totalCount).toBe(log.allocations);
+      mr[Symbol.dispose]();
+      const report = await replayLog(log, { resources: ['pool'] });
+      expect(report.results[0].peakRequestedBytes).toBe(log.peakBytes);
+    } finally {
+      cuda.setDevice(0);
+    }
   });
 
   it.runIf(onFake())('a CUDA failure stops every thread, names the line, and frees what was allocated', async () => {

@@ -169,6 +169,9 @@ export class DeviceBuffer implements Disposable {
   constructor(options?: DeviceBufferOptions) {
     if (adopting !== undefined) {
       const { attach, stream } = adopting;
+      // Taken before attach runs: a DeviceBuffer that JavaScript makes meanwhile (a resource's
+      // callback, while copy() allocates) is its own, not a second copy.
+      adopting = undefined;
       this.#native = attach(this);
       this.#stream = stream;
       return;
@@ -469,6 +472,11 @@ export class DeviceBuffer implements Disposable {
       throw invalidArgValue('target', `is too small: need space for ${size} bytes, got ${nbytes}`);
     }
   }
+}
+
+/** Whether `value` is a DeviceBuffer: a brand check (no getter runs; a Proxy of one is not one). */
+export function isBuffer(value: unknown): value is DeviceBuffer {
+  return isDeviceBuffer(value);
 }
 
 /** The native handle of a DeviceBuffer argument (null once freed), or `ERR_INVALID_ARG_TYPE` naming `name`. */

@@ -135,6 +135,11 @@ export class DeviceMemoryResource implements Disposable {
 }
 
 /** The native handle of a resource argument, or `ERR_INVALID_ARG_TYPE` naming `name`. */
+/** Whether `value` is a DeviceMemoryResource: a brand check (no getter runs; a Proxy of one is not one). */
+export function isMemoryResource(value: unknown): value is DeviceMemoryResource {
+  return isResource(value);
+}
+
 export function resourceHandle(mr: unknown, name: string): ResourceHandle {
   if (!isResource(mr)) {
     throw invalidArgType(name, 'an instance of DeviceMemoryResource', mr);

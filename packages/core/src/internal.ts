@@ -17,8 +17,8 @@ export type {
 export { loadAddon } from './load-addon.js';
 /** An addon, loaded and handed core's API table, error factory and exception sink (its init). */
 export { loadAddon as loadAdaptorAddon, coreApi, abiVersion } from './addon.js';
-export { resourceHandle, wrapResource, registerResourceClass } from './device-memory-resource.js';
-export { adoptMemory, holdMemory, guardBuffer } from './device-buffer.js';
+export { resourceHandle, wrapResource, registerResourceClass, isMemoryResource } from './device-memory-resource.js';
+export { adoptMemory, holdMemory, guardBuffer, isBuffer } from './device-buffer.js';
 export { streamArg } from './stream.js';
 export { runReinitializeHooks } from './registry.js';
 export { runInScope } from './scope.js';

@@ -84,6 +84,7 @@ describe('RMMExternalMemoryManager: the EMM interface', () => {
     for (const Class of [MemoryPointer, ManagedMemory, MappedMemory, PinnedMemory]) {
       const error = thrown(() => new (Class as any)(Symbol('fake'), {}, null));
       expect(error).toBeInstanceOf(TypeError);
+      expect(error.code).toBe('ERR_INVALID_ARG_TYPE'); // a documented code, as core's abstract classes
       expect(error.message).toContain('cannot be constructed directly');
     }
   });

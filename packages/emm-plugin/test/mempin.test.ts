@@ -134,6 +134,26 @@ describe('mempin', () => {
     expect(thrown(() => manager().mempin(view)).code).toBe('ERR_INVALID_ARG_VALUE');
   });
 
+  it("hostAddress of detached memory (or a DataView out of bounds) is ERR_INVALID_ARG_VALUE, not V8's TypeError", () => {
+    const owner = new ArrayBuffer(64);
+    const view = new Uint8Array(owner, 8);
+    structuredClone(owner, { transfer: [owner] });
+    for (const bytes of [owner, view]) {
+      const error = thrown(() => hostAddress(bytes));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
+      expect(error.message).toContain('detached');
+    }
+    type Resizable = ArrayBuffer & { resize(length: number): void };
+    const shrunk = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => Resizable)(64, {
+      maxByteLength: 64,
+    });
+    const outside = new DataView(shrunk, 32, 16);
+    shrunk.resize(8);
+    expect(thrown(() => hostAddress(outside)).code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(thrown(() => hostAddress({} as ArrayBuffer)).code).toBe('ERR_INVALID_ARG_TYPE');
+  });
+
   it.runIf(onFake())("pinning a range that is pinned already is the driver's CudaError, and pins nothing", () => {
     const owner = new ArrayBuffer(4096);
     const mgr = manager();

@@ -8,6 +8,7 @@ import {
   holdMemory,
   invalidArgType,
   invalidArgValue,
+  isBuffer,
   outOfRange,
   streamArg,
   validateInteger,
@@ -169,7 +170,7 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
  * stream of the consumer's.
  */
 export function toDLPack(buffer: DeviceBuffer, options?: ToDLPackOptions): DLPackCapsule {
-  if (!(buffer instanceof DeviceBuffer)) throw invalidArgType('buffer', 'an instance of DeviceBuffer', buffer);
+  if (!isBuffer(buffer)) throw invalidArgType('buffer', 'an instance of DeviceBuffer', buffer);
   const { dtype = 'uint8', shape, strides, byteOffset = 0 } = validateOptions<ToDLPackOptions>(options);
   const type = dtypeArg(dtype, 'options.dtype');
   const size = buffer.size;

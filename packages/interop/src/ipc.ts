@@ -8,6 +8,8 @@ import {
   guardBuffer,
   invalidArgType,
   invalidArgValue,
+  isBuffer,
+  isMemoryResource,
   native,
   outOfRange,
   streamArg,
@@ -60,7 +62,7 @@ const exported = new WeakMap<DeviceBuffer, { ptr: bigint; lease: IpcLease }>();
  * `ERR_RMM_LOGIC` and the buffer keeps its memory (also a resize that would move it).
  */
 export function exportIpcHandle(buffer: DeviceBuffer): IpcHandle {
-  if (!(buffer instanceof DeviceBuffer)) throw invalidArgType('buffer', 'an instance of DeviceBuffer', buffer);
+  if (!isBuffer(buffer)) throw invalidArgType('buffer', 'an instance of DeviceBuffer', buffer);
   const { ptr, size, device } = buffer;
   native.requireCuda();
   const { kind, handle, offset, deviceUuid, pool } = addon.exportIpc(ptr, size, device);
@@ -193,7 +195,8 @@ export async function sendIpcPool(
   socketPath: string,
   options?: IpcPoolOptions,
 ): Promise<void> {
-  if (typeof (pool as { poolHandle?: unknown } | null)?.poolHandle !== 'function') {
+  // A brand check first: a Proxy or an object that only looks like one never reaches the driver.
+  if (!isMemoryResource(pool) || typeof (pool as { poolHandle?: unknown }).poolHandle !== 'function') {
     throw invalidArgType('pool', 'a CudaAsyncMemoryResource', pool);
   }
   const path = socketPathArg(socketPath);

@@ -267,6 +267,15 @@ describe('toDLPack', () => {
     buffer.free();
     expect(thrown(() => toDLPack(buffer)).code).toBe('ERR_RMM_DISPOSED');
   });
+
+  it("refuses a Proxy of a buffer as it refuses anything that is not one (ERR_INVALID_ARG_TYPE, not V8's TypeError)", () => {
+    const buffer = new DeviceBuffer({ size: 16 });
+    const error = thrown(() => toDLPack(new Proxy(buffer, {})));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(error.message).toContain('The "buffer" argument must be an instance of DeviceBuffer');
+    buffer.free();
+  });
 });
 
 describe('fromDLPack', () => {

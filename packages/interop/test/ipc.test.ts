@@ -93,6 +93,11 @@ describe('bad handles and arguments (every backend)', () => {
 
   it('exportIpcHandle refuses what is not a DeviceBuffer, and a freed one', () => {
     expect(thrown(() => exportIpcHandle({} as DeviceBuffer)).code).toBe('ERR_INVALID_ARG_TYPE');
+    const live = new DeviceBuffer({ size: 10 });
+    const proxied = thrown(() => exportIpcHandle(new Proxy(live, {})));
+    expect(proxied).toBeInstanceOf(TypeError);
+    expect(proxied.code).toBe('ERR_INVALID_ARG_TYPE'); // not V8's TypeError of a private field
+    live.free();
     const buffer = new DeviceBuffer({ size: 10 });
     buffer.free();
     expect(thrown(() => exportIpcHandle(buffer)).code).toBe('ERR_RMM_DISPOSED');
@@ -102,6 +107,9 @@ describe('bad handles and arguments (every backend)', () => {
     expect((await rejected(sendIpcPool({} as never, '/tmp/x'))).code).toBe('ERR_INVALID_ARG_TYPE');
     const fakePool = { poolHandle: () => 0n, device: 0 } as never;
     expect((await rejected(sendIpcPool(fakePool, 5 as never))).code).toBe('ERR_INVALID_ARG_TYPE');
+    // Something that only looks like a pool, or a Proxy of one, never reaches the driver.
+    const lookalike = { poolHandle: () => 4096n, device: 0 } as never;
+    expect((await rejected(sendIpcPool(lookalike, '/tmp/x', { timeout: 10 }))).code).toBe('ERR_INVALID_ARG_TYPE');
     const long = await rejected(receiveIpcPool(`/tmp/${'x'.repeat(110)}`));
     expect(long.code).toBe('ERR_INVALID_ARG_VALUE');
     expect(long.message).toContain('must be a file system path of 1 to 107 bytes, got 115 bytes');

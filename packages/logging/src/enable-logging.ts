@@ -5,7 +5,7 @@
  */
 import { basename, extname } from 'node:path';
 import { getPerDeviceResource, setPerDeviceResource } from '@rmmjs/core';
-import { native, validateInteger } from '@rmmjs/core/internal';
+import { invalidArgType, native, validateInteger } from '@rmmjs/core/internal';
 import { LoggingResourceAdaptor, logFileNameArg } from './logging-resource-adaptor.js';
 
 function initializedDevices(): number[] {
@@ -27,6 +27,7 @@ function fileNameForDevice(logFileName: string, device: number): string {
  * argument errors name.
  */
 export function logFileNameForDevice(logFileName: string | undefined, device: number, name = 'logFileName'): string {
+  if (typeof name !== 'string') throw invalidArgType('name', 'of type string', name);
   return fileNameForDevice(logFileNameArg(logFileName, name), validateInteger(device, 'device', 0));
 }
 

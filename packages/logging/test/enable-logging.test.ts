@@ -3,7 +3,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeviceBuffer, cuda, getCurrentDeviceResource, getPerDeviceResource, setPerDeviceResource } from '@rmmjs/core';
-import { LoggingResourceAdaptor, disableLogging, enableLogging, getLogFilenames } from '@rmmjs/logging';
+import {
+  LoggingResourceAdaptor,
+  disableLogging,
+  enableLogging,
+  getLogFilenames,
+  logFileNameForDevice,
+} from '@rmmjs/logging';
 import { thrown, withCuda } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseLog } from './csv.js';
@@ -118,4 +124,20 @@ describe('enableLogging', () => {
       expect(getLogFilenames()).toEqual({ 0: null, 1: null });
     },
   );
+});
+
+describe('logFileNameForDevice', () => {
+  it('puts .dev<device> before the extension, made absolute', () => {
+    expect(logFileNameForDevice(join(dir, 'rmm_log.csv'), 1)).toBe(join(dir, 'rmm_log.dev1.csv'));
+    expect(logFileNameForDevice(join(dir, '.hidden'), 0)).toBe(join(dir, '.hidden.dev0'));
+  });
+
+  it('refuses a name for its errors that is not a string (ERR_INVALID_ARG_TYPE), before reading the file name', () => {
+    for (const name of [0, null, Symbol('name'), {}]) {
+      const error = thrown(() => logFileNameForDevice(undefined, 0, name as never));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
+      expect(error.message).toContain('"name"');
+    }
+  });
 });

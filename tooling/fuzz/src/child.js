@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { allModels, commandArbitrary, loadPackages, runSequence } from './engine.js';
+import { outcomes } from './oracle.js';
 
 const config = JSON.parse(process.argv[2]);
 const backend = process.env.RMMJS_TEST_BACKEND ?? 'host';
@@ -91,5 +92,10 @@ if (config.mode === 'fuzz') {
   if (details.failed) result.failure = failureOf(details, config.seed);
 }
 closeSync(progress);
+if (outcomes !== undefined) {
+  const lines = [...outcomes].sort(([a], [b]) => a.localeCompare(b));
+  for (const [name, byOutcome] of lines)
+    process.stderr.write(`${name}: ${JSON.stringify(Object.fromEntries(byOutcome))}\n`);
+}
 rmSync(workDirectory, { recursive: true, force: true });
 process.stdout.write(`\n${JSON.stringify({ calls, runs, coverage: [...coverage], ...result })}\n`);

@@ -50,7 +50,10 @@ export class CountingModel {
   /** A wrapper a package made: a known native resource, or one whose history is unknown. */
   adopted(entry, mr) {
     const kind = mr.constructor.name;
-    if (entry.address === undefined || this.nodes.get(entry.address)?.kind === kind) return;
+    if (entry.address === undefined) return;
+    // A known native resource again; unless the address is a gone one's, reused by an adaptor over another upstream.
+    const known = this.nodes.get(entry.address);
+    if (known?.kind === kind && !this.#otherUpstream(known, mr)) return;
     // Its own counters have an unknown history; what it passes on to its upstream is known.
     const node = { kind, exact: false, unknownUpstream: false, extra: [], stack: [zeroPair()], stackUnknown: true };
     this.nodes.set(entry.address, node);
@@ -62,6 +65,15 @@ export class CountingModel {
       }
       node.unknownUpstream = node.upstream === undefined;
       if (suballocators.has(kind) && node.upstream !== undefined) this.inexact(node.upstream);
+    }
+  }
+
+  #otherUpstream(node, mr) {
+    if (!(mr instanceof this.world.P.core.UpstreamResourceAdaptor)) return false;
+    try {
+      return this.world.resourceEntry(mr.upstreamMr)?.address !== node.upstream;
+    } catch {
+      return false; // a disposed wrapper
     }
   }
 

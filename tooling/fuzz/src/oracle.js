@@ -12,15 +12,23 @@ export class FuzzFailure extends Error {
   }
 }
 
-const rmmCodes = { ERR_RMM_LOGIC: 'logic', ERR_RMM_DISPOSED: 'disposed', ERR_RMM_WRONG_THREAD: 'wrongThread' };
+const rmmCodes = {
+  ERR_RMM_LOGIC: 'logic',
+  ERR_RMM_DISPOSED: 'disposed',
+  ERR_RMM_WRONG_THREAD: 'wrongThread',
+  ERR_RMM_INVALID_TOKEN: 'invalidToken',
+  ERR_RMM_ALREADY_CLAIMED: 'alreadyClaimed',
+};
 const cudaCodes = { ERR_CUDA: 'cuda', ERR_CUDA_DRIVER_NOT_FOUND: 'noDriver', ERR_CUDA_NO_DEVICE: 'noDriver' };
 
 /**
  * The documented kind of a thrown value, or null: 'type' (TypeError ERR_INVALID_ARG_TYPE),
  * 'value' (TypeError ERR_INVALID_ARG_VALUE), 'range' (RangeError ERR_OUT_OF_RANGE), 'oom'
  * (OutOfMemoryError), 'logic', 'disposed', 'wrongThread' (RMMError), 'cuda', 'noDriver'
- * (CudaError), 'hostile' (what a hostile value or callback threw, the same object), 'revoked'
- * (V8's TypeError for a revoked Proxy, which the value itself throws when touched).
+ * (CudaError), 'invalidToken', 'alreadyClaimed' (RMMError, of share()/transfer() tokens), 'errno'
+ * (an Error whose code is an errno name, ETIMEDOUT, as Node's own), 'hostile' (what a hostile value
+ * or callback threw, the same object), 'revoked' (V8's TypeError for a revoked Proxy, which the
+ * value itself throws when touched).
  */
 export function kindOf(error, core) {
   if (isHostileError(error)) return 'hostile';
@@ -36,6 +44,8 @@ export function kindOf(error, core) {
     if (code === undefined && /private member/.test(error.message)) return 'privateMember';
   }
   if (Object.getPrototypeOf(error) === RangeError.prototype && code === 'ERR_OUT_OF_RANGE') return 'range';
+  if (Object.getPrototypeOf(error) === Error.prototype && typeof code === 'string' && /^E[A-Z0-9]+$/.test(code))
+    return 'errno';
   return null;
 }
 
@@ -53,6 +63,16 @@ function safeString(value) {
   } catch {
     return '<unprintable>';
   }
+}
+
+/** With RMMJS_FUZZ_STATS set, what each call did: name -> outcome ('ok' or an error's kind) -> count. */
+export const outcomes = process.env.RMMJS_FUZZ_STATS ? new Map() : undefined;
+
+function count(name, outcome) {
+  if (outcomes === undefined) return;
+  let byOutcome = outcomes.get(name);
+  if (byOutcome === undefined) outcomes.set(name, (byOutcome = new Map()));
+  byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
 }
 
 /**
@@ -97,6 +117,7 @@ export class Call {
   checkError(error) {
     if (error instanceof FuzzFailure) throw error; // a check inside a callback failed: report it as it is
     const kind = kindOf(error, this.world.P.core);
+    count(this.name, kind ?? 'undocumented');
     if (kind === null) throw new FuzzFailure(`${this.name}: undocumented error: ${describeError(error)}`);
     if (!this.#accepts(kind)) {
       const expected = [...this.required, ...this.allowed].join(', ') || 'success';
@@ -107,6 +128,7 @@ export class Call {
 
   /** Checks a success. */
   checkSuccess() {
+    count(this.name, 'ok');
     if (this.required.size > 0 && !this.flags.unstable) {
       throw new FuzzFailure(`${this.name}: succeeded with an invalid argument (expected ${[...this.required]})`);
     }

@@ -20,14 +20,26 @@ class BufferEntry {
     this.freed = false;
     this.version = 0;
     this.inflight = 0; // async copies running
+    this.shared = false; // its memory is also another buffer's (holdMemory, DLPack): its bytes are unknown
   }
   write(offset, bytes) {
     this.version++;
+    if (this.shared) return this.expected.fill(-1);
     for (let i = 0; i < bytes.length && offset + i < this.expected.length; i++) this.expected[offset + i] = bytes[i];
   }
   forget(from = 0, to = this.expected.length) {
     this.version++;
     this.expected.fill(-1, from, to);
+  }
+  /** The buffer's first bytes were copied from `bytes` (copyFromDevice). */
+  set(bytes) {
+    if (this.shared) this.forget();
+    else this.write(0, bytes);
+  }
+  /** Its memory is another buffer's too: what either writes, the other sees. */
+  share() {
+    this.shared = true;
+    this.forget();
   }
   resize(size) {
     this.version++;
@@ -59,6 +71,10 @@ export class World {
     this.madeJsResources = false; // a CallbackMemoryResource or failure callback was made
     this.counting = new CountingModel(this);
     this.keepers = new Map(); // address -> DeviceBuffer of 0 bytes that keeps the native resource alive
+    this.shareTokens = []; // { token, entry }: DeviceMemoryResource#share() tokens and their resource
+    this.transfers = []; // { token, entry, claimed }: DeviceBuffer#transfer() tokens and the buffer they moved
+    this.memoryHandles = []; // { handle, taken }: holdMemory handles, each a share of a buffer's memory
+    this.cleanups = []; // { name, run() }: what a package handed out outside the world's lists, given back at teardown
     this.depth = 0; // nesting of callbacks and getters that run side actions
     this.retries = 0; // failure callbacks' retries left in this command (see callbacks.js)
     this.tearingDown = false;
@@ -176,14 +192,23 @@ export class World {
     return this.buffers.find((e) => e.buf === value);
   }
 
-  /** A new buffer; its allocation of `expected.length` bytes is counted. */
-  addBuffer(buf, expected) {
+  /**
+   * A new buffer; its allocation of `expected.length` bytes is counted, unless `counted` is false
+   * (memory it did not allocate: a claimed transfer, lent memory).
+   */
+  addBuffer(buf, expected, { counted = true, capacity } = {}) {
     const mr = buf.mr;
     const address = this.resourceEntry(mr)?.address;
     const entry = new BufferEntry(buf, expected, address);
+    if (capacity !== undefined) entry.capacity = capacity;
     this.buffers.push(entry);
-    this.counting.allocated(address, expected.length);
+    if (counted) this.counting.allocated(address, expected.length);
     return entry;
+  }
+
+  /** Something the teardown gives back before it checks (`run` may throw documented errors). */
+  addCleanup(name, run) {
+    this.cleanups.push({ name, run });
   }
 
   streamEntry(value) {
@@ -394,20 +419,49 @@ export class World {
       }
     }
     logging.disableLogging();
+    for (const { name, run } of this.cleanups.splice(0).reverse()) {
+      try {
+        run();
+      } catch (error) {
+        const call = new Call(this, `teardown: ${name}`);
+        call.allow('logic', 'disposed');
+        call.checkError(error);
+      }
+    }
+    for (const transfer of this.transfers) {
+      if (transfer.claimed) continue;
+      // Nobody claimed it: reclaim frees its memory (and says it did).
+      transfer.claimed = true;
+      if (this.P.core.DeviceBuffer.reclaim(transfer.token) !== true)
+        throw new FuzzFailure('teardown: DeviceBuffer.reclaim of an unclaimed transfer returned false');
+      this.counting.deallocated(transfer.entry.address, transfer.entry.capacity);
+    }
+    for (const held of this.memoryHandles) {
+      if (held.taken === true) continue;
+      const maybe = held.taken === 'maybe';
+      held.taken = true;
+      try {
+        this.P.addon.adoptMemory(held.handle).free(); // lets go of its share
+      } catch (error) {
+        if (!(maybe && error?.code === 'ERR_RMM_DISPOSED')) throw error;
+      }
+    }
     for (const entry of this.buffers) {
       if (entry.freed) continue;
       this.checkBytes(entry, entry.buf.toBytes(), 'teardown: a live buffer');
-      entry.buf.free();
+      if (this.#freeingThroughJs(entry.address, () => entry.buf.free()))
+        this.counting.deallocated(entry.address, entry.capacity);
       entry.freed = true;
-      this.counting.deallocated(entry.address, entry.capacity);
     }
     // Last first: an allocation a callback made from its inner resource goes after the callback's own.
     for (const allocation of [...this.allocations].reverse()) {
       if (allocation.freed) continue;
       const mr = this.liveWrapper(allocation.address);
-      mr.deallocate(allocation.ptr, allocation.nbytes, this.#streamOf(allocation));
+      const freed = this.#freeingThroughJs(allocation.address, () =>
+        mr.deallocate(allocation.ptr, allocation.nbytes, this.#streamOf(allocation)),
+      );
       allocation.freed = true;
-      this.rawDeallocated(allocation, mr);
+      if (freed) this.rawDeallocated(allocation, mr);
     }
     this.counting.checkAll('teardown, everything freed');
 
@@ -429,6 +483,26 @@ export class World {
           `teardown: the fake driver still has ${JSON.stringify(live())} live, ${JSON.stringify(before)} before the run`,
         );
       }
+    }
+  }
+
+  /**
+   * Runs a free; true when it freed. Through a resource whose deallocate is JavaScript that throws
+   * (a hostile function given as the callback), it cannot: what that JavaScript took from its inner
+   * resource is freed through the inner one (the world keeps it as an allocation of its own), and the
+   * error must be a documented one or the callback's own.
+   */
+  #freeingThroughJs(address, free) {
+    try {
+      free();
+      return true;
+    } catch (error) {
+      if (address === undefined || !this.counting.reachesJs(address)) throw error;
+      const call = new Call(this, 'teardown: a free through JavaScript');
+      call.allow(...allKinds, 'hostile');
+      call.checkError(error);
+      this.counting.inexact(address);
+      return false;
     }
   }
 
@@ -456,6 +530,15 @@ export class World {
     };
     for (const scope of this.scopes.splice(0).reverse()) quietly(() => scope[Symbol.dispose]());
     for (const hook of this.hooks.splice(0)) quietly(() => core.unregisterReinitializeHook(hook));
+    for (const { run } of this.cleanups.splice(0).reverse()) quietly(run);
+    for (const transfer of this.transfers) {
+      if (!transfer.claimed) quietly(() => core.DeviceBuffer.reclaim(transfer.token));
+      transfer.claimed = true;
+    }
+    for (const held of this.memoryHandles) {
+      if (held.taken !== true) quietly(() => this.P.addon.adoptMemory(held.handle).free());
+      held.taken = true;
+    }
     quietly(() => logging.disableLogging());
     quietly(() => logging.setLoggingLevel(this.originalLevels[0]));
     quietly(() => logging.setFlushLevel(this.originalLevels[1]));

@@ -1,6 +1,5 @@
-// Operations per second with N worker_threads sharing one resource (the current device
-// resource, which the registry shares across threads): each does allocate+free pairs of
-// `nbytes` for `seconds`.
+// Operations per second with N worker_threads sharing one resource (given to each with share()):
+// each does allocate+free pairs of `nbytes` for `seconds`.
 import { Worker } from 'node:worker_threads';
 import * as core from '@rmmjs/core';
 
@@ -18,6 +17,8 @@ export async function threadOpsPerSecond(
 ): Promise<number> {
   const previous = core.setCurrentDeviceResource(mr);
   try {
+    // Each worker gets `mr` itself: a worker's current device resource is that of its current device (0).
+    const shared = JSON.stringify(mr.share());
     const threads = Array.from(
       { length: workers },
       () =>
@@ -25,7 +26,7 @@ export async function threadOpsPerSecond(
           `
       const { parentPort } = await import('node:worker_threads');
       const core = await import(${JSON.stringify(coreUrl)});
-      const mr = core.getCurrentDeviceResource();
+      const mr = core.DeviceMemoryResource.fromShared(${shared});
       for (let i = 0; i < 1000; i++) mr.deallocate(mr.allocate(${nbytes}), ${nbytes});
       parentPort.postMessage('ready');
       parentPort.once('message', () => {

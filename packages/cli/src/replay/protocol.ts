@@ -4,6 +4,8 @@
  * to the owner of event i + 1 (Atomics.store + notify), so each thread sleeps until its turn.
  * `pointers[slot]` is the replayed pointer of a logged allocation, so any thread can free it.
  */
+import type { SharedResourceToken } from '@rmmjs/core';
+
 export const PROGRESS = 0; // control[PROGRESS]: events done
 export const ABORT = 1; // control[ABORT]: 1 once a thread failed; waiting threads leave
 export const CONTROL_LENGTH = 2;
@@ -11,6 +13,8 @@ export const CONTROL_LENGTH = 2;
 export const ABORTED_TURN = -2;
 
 export interface ReplayWorkerData {
+  /** The resource replayed on (a share() token: the worker's current device may be another one). */
+  resource: SharedResourceToken;
   /** This worker's thread index and its events, ascending. */
   thread: number;
   events: Int32Array;

@@ -2,7 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   DEFAULT_STREAM,
-  getCurrentDeviceResource,
+  DeviceMemoryResource,
   LEGACY_DEFAULT_STREAM,
   OutOfMemoryError,
   PER_THREAD_DEFAULT_STREAM,
@@ -13,7 +13,8 @@ import { ABORT, abortReplay, PROGRESS, type ReplayWorkerData, type ReplayWorkerR
 
 const data = workerData as ReplayWorkerData;
 const { thread, events, action, size, slot, owner, stream, pointers, failed, control, turn } = data;
-const mr = getCurrentDeviceResource();
+// The resource itself, not this thread's current one: that is of this thread's current device (0).
+const mr = DeviceMemoryResource.fromShared(data.resource);
 const defaults = [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM];
 const streams = data.streamHandles.map((handle) =>
   handle <= 2n ? defaults[Number(handle)] : Stream.fromHandle(handle),

@@ -12,6 +12,7 @@ import {
   setCurrentDeviceResource,
   Stream,
   type DeviceMemoryResource,
+  type SharedResourceToken,
 } from '@rmmjs/core';
 import { getLoggingLevel, LevelEnum, setLoggingLevel } from '@rmmjs/logging';
 import { Action, type AllocationLog } from '../log/allocation-log.js';
@@ -196,8 +197,9 @@ export interface ReplayOutcome {
 
 /**
  * Replays the log's events on `mr`, one worker thread per logged thread, in the log's order; `mr`
- * is the current device resource meanwhile (workers find it there). Whatever the log leaves
- * allocated, or the replay holds when it stops, is freed afterwards.
+ * is the current device resource meanwhile, and each worker gets it through `mr.share()` (a
+ * worker's own current device is 0, whatever this thread's is). Whatever the log leaves allocated,
+ * or the replay holds when it stops, is freed afterwards.
  */
 export async function replayOn(
   log: AllocationLog,
@@ -209,14 +211,22 @@ export async function replayOn(
   const pointers = new BigUint64Array(new SharedArrayBuffer(8 * Math.max(log.slots, 1)));
   const failed = new Uint8Array(new SharedArrayBuffer(Math.max(log.slots, 1)));
   const defaults = [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM];
-  // A stream of our own for each logged stream other than the default ones.
-  const streams = log.streams.map((handle) => (handle <= 2n ? defaults[Number(handle)] : new Stream()));
+  // First: what is not a resource is refused before a stream is made (none is left to the collector).
   const previous = setCurrentDeviceResource(mr);
+  // A stream of our own for each logged stream other than the default ones.
+  const streams: Stream[] = [];
+  try {
+    for (const handle of log.streams) streams.push(handle <= 2n ? defaults[Number(handle)] : new Stream());
+  } catch (error) {
+    for (const stream of streams) if (!defaults.includes(stream)) stream[Symbol.dispose]();
+    setCurrentDeviceResource(previous);
+    throw error;
+  }
   const timer = setInterval(() => onProgress(Atomics.load(control, PROGRESS), log.events), 100);
   let results: WorkerResults | undefined;
   let failure: unknown;
   try {
-    results = await runWorkers(log, { control, turn, pointers, failed, streams });
+    results = await runWorkers(log, { resource: mr.share(), control, turn, pointers, failed, streams });
   } catch (error) {
     failure = error;
   } finally {
@@ -262,6 +272,7 @@ type WorkerResults = ReplayWorkerResult[] & { start: bigint };
 async function runWorkers(
   log: AllocationLog,
   shared: {
+    resource: SharedResourceToken;
     control: Int32Array;
     turn: Int32Array;
     pointers: BigUint64Array;
@@ -269,12 +280,13 @@ async function runWorkers(
     streams: Stream[];
   },
 ): Promise<WorkerResults> {
-  const { control, turn, pointers, failed, streams } = shared;
+  const { resource, control, turn, pointers, failed, streams } = shared;
   const lists = eventsByThread(log);
   const ready: Promise<void>[] = [];
   const done: Promise<ReplayWorkerResult>[] = [];
   for (const [thread, events] of lists.entries()) {
     const data: ReplayWorkerData = {
+      resource,
       thread,
       events,
       action: log.action,

@@ -3,8 +3,9 @@
 import fc from 'fast-check';
 import { types } from 'node:util';
 import { isHostileError } from '../hostile.js';
-import { Call, FuzzFailure, integer, kindOf } from '../params.js';
+import { Call, FuzzFailure, buffer, integer, kindOf, options, stream } from '../params.js';
 import * as V from '../values.js';
+import { pick, unknownBytes } from '../world.js';
 
 const pkg = '@rmmjs/core/addon';
 
@@ -142,6 +143,89 @@ export default function addonModels() {
       },
     },
     {
+      name: 'holdMemory',
+      covers: [`${pkg}:holdMemory`],
+      args: V.buffer,
+      run(world, b) {
+        const call = new Call(world, 'holdMemory');
+        const { value, entry } = buffer(call, b);
+        call.flags.proxyOfLive = false; // a Proxy is not a DeviceBuffer: ERR_INVALID_ARG_TYPE, never V8's TypeError
+        const size = entry?.expected.length;
+        const result = call.run(() => world.P.addon.holdMemory(value));
+        if (!result.ok) return;
+        if (typeof result.value !== 'object' || result.value === null) throw new FuzzFailure('holdMemory: no handle');
+        // The memory stays until the handle lets go, also after the buffer's free(): counters can't follow.
+        world.counting.inexact(entry.address);
+        world.memoryHandles.push({ handle: result.value, taken: false, size, source: entry });
+      },
+    },
+    {
+      name: 'adoptMemory',
+      covers: [`${pkg}:adoptMemory`],
+      args: fc.tuple(
+        fc.oneof({ weight: 6, arbitrary: fc.nat().map((i) => ({ held: i })) }, { weight: 1, arbitrary: V.hostile }),
+        V.options({ stream: V.stream }),
+      ),
+      run(world, [h, o]) {
+        const call = new Call(world, 'adoptMemory');
+        let held;
+        let handle;
+        if ('held' in h) {
+          held = pick(world.memoryHandles, h.held);
+          if (held === undefined) return;
+          handle = held.handle;
+          if (held.taken === true) call.invalid('disposed');
+          else if (held.taken === 'maybe') call.allow('disposed');
+        } else {
+          handle = call.value(h);
+          call.invalid('type');
+        }
+        call.flags.proxyOfLive = false;
+        let optionsValue = call.value(o);
+        if (options(call, optionsValue) && 'o' in o) {
+          optionsValue = {};
+          if (o.o.stream !== undefined) optionsValue.stream = stream(call, o.o.stream).value;
+        } else if (optionsValue !== undefined && typeof optionsValue === 'object') call.allow('type', 'disposed');
+        call.allow('noDriver', 'cuda'); // the memory's device, checked by the driver
+        const result = call.run(() => world.P.addon.adoptMemory(handle, optionsValue));
+        if (held === undefined) return;
+        if (!result.ok) {
+          // Refused before the handle was read (an option), or taken and released: the teardown tells.
+          if (!['type', 'disposed', 'hostile', 'revoked', 'privateMember'].includes(result.kind)) held.taken = 'maybe';
+          return;
+        }
+        held.taken = true;
+        const buf = result.value;
+        if (buf.size !== held.size) throw new FuzzFailure(`adoptMemory: ${buf.size} bytes, ${held.size} were held`);
+        // The same memory as the buffer it was held from: its bytes are both's; its free() lets go of the
+        // share, and what it grows into comes from its device's resource: counters cannot follow either.
+        const entry = world.addBuffer(buf, unknownBytes(held.size), { counted: false });
+        entry.share();
+        held.source.share();
+        world.counting.inexact(entry.address);
+      },
+    },
+    {
+      name: 'guardBuffer',
+      covers: [`${pkg}:guardBuffer`],
+      args: fc.tuple(
+        V.buffer,
+        fc.oneof(
+          V.hostile,
+          fc.nat().map((i) => ({ held: i })),
+        ),
+      ),
+      run(world, [b, g]) {
+        // Guards come from native code only: anything JavaScript has is refused (a memory handle too).
+        const call = new Call(world, 'guardBuffer');
+        const { value } = buffer(call, b);
+        const guard = 'held' in g ? pick(world.memoryHandles, g.held)?.handle : call.value(g);
+        call.flags.proxyOfLive = false;
+        call.invalid('type');
+        call.run(() => world.P.addon.guardBuffer(value, guard));
+      },
+    },
+    {
       name: 'a method on the wrong receiver',
       covers: [],
       args: fc.tuple(
@@ -159,6 +243,11 @@ export default function addonModels() {
         const self = call.value(r);
         if (self === undefined || self === null) return; // not a receiver test
         if (!types.isProxy(self) && self instanceof method.Class) return; // not wrong
+        // Both async resources' poolHandle() ask core for the pool of an async resource: either one answers.
+        const { CudaAsyncMemoryResource, CudaAsyncViewMemoryResource } = world.P.core;
+        const asyncPool = (value) =>
+          value instanceof CudaAsyncMemoryResource || value instanceof CudaAsyncViewMemoryResource;
+        if (method.key === 'poolHandle' && !types.isProxy(self) && asyncPool(self)) return;
         world.calls++;
         try {
           const argument = method.key === 'allocate' || method.key === 'deallocate' ? 0 : 256 * (1 + (k % 4));
@@ -176,7 +265,11 @@ export default function addonModels() {
           // refuse it first: ERR_INVALID_ARG_TYPE, or the private field it reads.
           const bareTypeError = Object.getPrototypeOf(error) === TypeError.prototype && error.code === undefined;
           const privateField = bareTypeError && /private member|revoked/.test(error.message);
-          const disposedResource = kind === 'disposed' && world.resourceEntry(self)?.disposed === true;
+          // A disposed resource, or a freed buffer whose getters a method of another class read.
+          const disposedResource =
+            kind === 'disposed' &&
+            (world.resourceEntry(self)?.disposed === true ||
+              (!method.native && world.bufferEntry(self)?.freed === true));
           if (
             kind !== 'type' &&
             kind !== 'revoked' &&

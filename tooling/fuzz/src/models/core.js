@@ -73,7 +73,8 @@ function errorModel(name) {
       const code = typeof optionsValue === 'object' && optionsValue !== null ? optionsValue.code : undefined;
       const defaults = { RMMError: 'ERR_RMM_LOGIC', OutOfMemoryError: 'ERR_RMM_OUT_OF_MEMORY', CudaError: 'ERR_CUDA' };
       const expected = name === 'OutOfMemoryError' ? defaults[name] : (code ?? defaults[name]);
-      if (made.code !== expected)
+      if (!Object.is(made.code, expected))
+        // NaN is a code too
         throw new FuzzFailure(`new ${name}: code ${String(made.code)}, expected ${String(expected)}`);
     },
   };

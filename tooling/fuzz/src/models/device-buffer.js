@@ -17,6 +17,7 @@ import {
 } from '../params.js';
 import * as V from '../values.js';
 import { knownBytes, unknownBytes } from '../world.js';
+import { isToken, token as tokenDescriptor, tokenArg } from '../tokens.js';
 
 const core = '@rmmjs/core';
 const DB = `${core}:DeviceBuffer`;
@@ -233,14 +234,18 @@ export default function deviceBufferModels() {
         allocating(call, target?.address);
         call.allow('value'); // the bytes detached or shrunk during the copy
         if (hostLength(bytes) !== undefined) world.inflightHosts.push(bytes);
+        // It allocates before it returns (the copy comes later): counted now, in the order the
+        // resources see it (a later allocation must not come first for the peaks).
+        const countedNow = call.required.size === 0 && !call.flags.unstable && target?.address !== undefined;
+        const promise = call.runAsync(() => world.P.core.DeviceBuffer.toDeviceAsync(bytes, s));
+        if (countedNow) world.counting.allocated(target.address, data.length);
         world.track(
-          call
-            .runAsync(() => world.P.core.DeviceBuffer.toDeviceAsync(bytes, s))
-            .then((result) => {
-              if (result.ok) world.addBuffer(result.value, knownBytes(data)).hostMayHaveChanged = bytes;
-              // A copy that failed freed its buffer: allocated and freed, the peaks moved.
-              else world.counting.inexact(target?.address);
-            }),
+          promise.then((result) => {
+            if (result.ok)
+              world.addBuffer(result.value, knownBytes(data), { counted: !countedNow }).hostMayHaveChanged = bytes;
+            // A copy that failed freed its buffer: allocated and freed, the peaks moved.
+            else world.counting.inexact(target?.address);
+          }),
         );
       },
     },
@@ -296,8 +301,14 @@ export default function deviceBufferModels() {
     ),
     method('copy', [fc.constant(0)], (world, call, { buf, entry }) => {
       allocating(call, entry.address);
+      // The bytes as the copy starts: JavaScript of the resource may change the buffer while the copy allocates.
+      const [before, version] = [Int16Array.from(entry.expected), entry.version];
       const result = call.run(() => buf.copy());
-      if (result.ok) world.addBuffer(result.value, Int16Array.from(entry.expected));
+      if (!result.ok) return;
+      const copy = result.value;
+      if (entry.version === version && copy.size !== before.length)
+        throw new FuzzFailure(`DeviceBuffer#copy has ${copy.size} bytes, the buffer ${before.length}`);
+      world.addBuffer(copy, entry.version === version ? before : unknownBytes(copy.size));
     }),
     method(
       'copyFromDevice',
@@ -321,10 +332,7 @@ export default function deviceBufferModels() {
         if (nbytes !== undefined && nbytes > entry.expected.length) call.invalid('value');
         const bytes = source?.expected.slice(0, nbytes ?? 0);
         const result = call.run(() => buf.copyFromDevice(value, streamValue));
-        if (result.ok && bytes !== undefined) {
-          entry.version++;
-          entry.expected.set(bytes, 0);
-        }
+        if (result.ok && bytes !== undefined) entry.set(bytes);
       },
     ),
     method('copyFromHost', [V.host, V.stream], (world, call, { buf, entry }, b, s) => {
@@ -472,6 +480,61 @@ export default function deviceBufferModels() {
       },
       [`${DB}#free`, `${DB}#[Symbol.dispose]`],
     ),
+    method('transfer', [fc.constant(0)], (world, call, { buf, entry }) => {
+      // Refused while a copy runs, and for memory a resource frees through JavaScript.
+      if (entry.inflight > 0) call.allow('logic');
+      if (entry.address !== undefined && world.counting.reachesJs(entry.address)) call.allow('wrongThread');
+      const size = entry.expected.length;
+      const result = call.run(() => buf.transfer());
+      if (!result.ok) return;
+      if (!isToken(result.value, 'rmmjs:buffer') || result.value.size !== size)
+        throw new FuzzFailure(`DeviceBuffer#transfer gave ${JSON.stringify(result.value)} for ${size} bytes`);
+      if (!buf.freed) throw new FuzzFailure('DeviceBuffer#transfer left the buffer usable');
+      // The object is gone; its memory waits for a claim (or the teardown's reclaim).
+      entry.freed = true;
+      world.transfers.push({
+        token: result.value,
+        entry,
+        expected: Int16Array.from(entry.expected),
+        shared: entry.shared,
+        claimed: false,
+      });
+    }),
+    {
+      name: 'DeviceBuffer.fromTransferred',
+      covers: [`${DB}.fromTransferred`, `${DB}.reclaim`],
+      args: fc.tuple(tokenDescriptor, fc.boolean()),
+      run(world, [t, reclaim]) {
+        const { DeviceBuffer } = world.P.core;
+        const call = new Call(world, reclaim ? 'DeviceBuffer.reclaim' : 'DeviceBuffer.fromTransferred');
+        const arg = tokenArg(call, t, world.transfers, world.shareTokens);
+        if (arg === undefined) return;
+        const { value, record } = arg;
+        const claimed = record?.claimed;
+        if (claimed && !reclaim) call.invalid('alreadyClaimed');
+        const result = call.run(() => (reclaim ? DeviceBuffer.reclaim(value) : DeviceBuffer.fromTransferred(value)));
+        if (!result.ok || record === undefined) return;
+        if (reclaim) {
+          if (result.value !== !claimed)
+            throw new FuzzFailure(`DeviceBuffer.reclaim is ${result.value} for a transfer claimed: ${claimed}`);
+          if (!claimed) world.counting.deallocated(record.entry.address, record.entry.capacity);
+          record.claimed = true;
+          return;
+        }
+        record.claimed = true;
+        const buf = result.value;
+        const { capacity } = record.entry;
+        const claimedEntry = world.addBuffer(buf, Int16Array.from(record.expected), { counted: false, capacity });
+        if (record.shared) claimedEntry.share();
+        if (buf.size !== record.expected.length || buf.capacity() !== capacity)
+          throw new FuzzFailure(`a claimed buffer has ${buf.size} bytes (capacity ${buf.capacity()}), not ${capacity}`);
+        if (claimedEntry.address !== record.entry.address)
+          throw new FuzzFailure('a claimed buffer has another resource than the buffer transferred');
+        // Its stream is a new Stream of this thread, to dispose as any other.
+        const streamObject = buf.stream;
+        if (world.streamEntry(streamObject) === undefined) world.addStream(streamObject, true);
+      },
+    },
     {
       name: 'detach or shrink the host memory of a copy in flight',
       covers: [],

@@ -1,6 +1,7 @@
 // @rmmjs/logging's functions: the debug logger's levels and enableLogging for every device.
+import { basename, extname, resolve } from 'node:path';
 import fc from 'fast-check';
-import { Call, FuzzFailure, string } from '../params.js';
+import { Call, FuzzFailure, integer, string } from '../params.js';
 import * as V from '../values.js';
 
 const pkg = '@rmmjs/logging';
@@ -60,6 +61,35 @@ export default function loggingModels() {
         });
         const names = new Call(world, 'getLogFilenames').run(() => logging.getLogFilenames());
         if (names.ok && typeof names.value !== 'object') throw new FuzzFailure('getLogFilenames()');
+      },
+    },
+    {
+      name: 'logFileNameForDevice',
+      covers: [`${pkg}:logFileNameForDevice`],
+      args: fc.tuple(
+        fc.oneof(fc.constant({ lit: undefined }), V.fileName),
+        V.integerAmong(0, 1, 7, 2 ** 31 - 1),
+        fc.oneof(fc.constant({ lit: undefined }), V.mixedString),
+      ),
+      run(world, [n, d, w]) {
+        const call = new Call(world, 'logFileNameForDevice');
+        const name = call.value(n);
+        const device = call.value(d);
+        const what = call.value(w);
+        if (name === undefined || name === '')
+          call.invalid('value'); // no RMM_LOG_FILE in the fuzzer's environment
+        else string(call, name);
+        integer(call, device, 0, 2 ** 31 - 1);
+        // The name its errors give the argument: a string, or the default.
+        if (what !== undefined) string(call, what);
+        const result = call.run(() => world.P.logging.logFileNameForDevice(name, device, what));
+        if (!result.ok) return;
+        // rmm_log.csv -> rmm_log.dev0.csv, absolute (a leading dot is no extension).
+        const absolute = resolve(name);
+        const extension = extname(basename(absolute));
+        const expected = `${absolute.slice(0, absolute.length - extension.length)}.dev${device}${extension}`;
+        if (result.value !== expected)
+          throw new FuzzFailure(`logFileNameForDevice(${name}, ${device}) is ${result.value}, not ${expected}`);
       },
     },
     {

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { Call, FuzzFailure, boolean, options, resource, size, sizeOption, stream, string } from '../params.js';
 import * as V from '../values.js';
 import { behaviours, callbackFunction, failureCallbackFunction } from './callbacks.js';
+import { isToken, token as tokenDescriptor, tokenArg } from '../tokens.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -287,7 +288,9 @@ function constructorModel(spec) {
       const Class = world.P.byName[spec.name];
       const upstreamEntry = call.upstream === undefined ? undefined : world.resourceEntry(call.upstream);
       if (upstreamEntry !== undefined && !upstreamEntry.disposed) {
-        // Construction may allocate through the upstream (pools, arenas, fixed-size chunks).
+        // Construction may allocate through the upstream (pools, arenas, fixed-size chunks): the
+        // driver may refuse (a view of a pool whose resource is gone, say).
+        if (world.backend !== 'host') call.allow('cuda');
         if (world.counting.reachesJs(upstreamEntry.address))
           call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'oom', 'wrongThread');
       }
@@ -462,7 +465,11 @@ export default function resourceModels() {
           // Freed through another resource (one over the same memory): gone for every record of it,
           // and the resources that handed it out never hear of it: they may refuse what follows
           // (ERR_RMM_LOGIC: an address they still hold comes back), and the root's count stays up.
-          for (const other of world.allocations) if (other.ptr === ptr) other.freed = true;
+          // Through JavaScript, what a callback took from its inner resource is freed only when the
+          // callback says so (rawFreed): a callback that returns junk frees nothing.
+          const js = world.counting.reachesJs(entry.address);
+          for (const other of world.allocations)
+            if (other.ptr === ptr && !(js && other.viaCallback)) other.freed = true;
           world.tainted = true;
           world.counting.inexact(entry.address);
           world.counting.inexact(allocation.address);
@@ -493,6 +500,33 @@ export default function resourceModels() {
         if (call.run(() => entry.mr[Symbol.dispose]()).ok) entry.disposed = true;
       },
     ),
+    resourceMethod('DeviceMemoryResource#share', [`${DMR}#share`], [fc.constant(0)], (world, call, entry) => {
+      const result = call.run(() => entry.mr.share());
+      if (!result.ok) return;
+      if (!isToken(result.value, 'rmmjs:resource') || typeof result.value.className !== 'string')
+        throw new FuzzFailure(`DeviceMemoryResource#share gave ${JSON.stringify(result.value)}`);
+      world.shareTokens.push({ token: result.value, entry });
+    }),
+    {
+      name: 'DeviceMemoryResource.fromShared',
+      covers: [`${DMR}.fromShared`],
+      args: tokenDescriptor,
+      run(world, t) {
+        const call = new Call(world, 'DeviceMemoryResource.fromShared');
+        const arg = tokenArg(call, t, world.shareTokens, world.transfers);
+        if (arg === undefined) return;
+        const { value, record } = arg;
+        // A resource every thread released is gone; one something still holds comes back.
+        if (record?.entry.disposed) call.allow('disposed');
+        const result = call.run(() => world.P.core.DeviceMemoryResource.fromShared(value));
+        if (!result.ok || record === undefined) return;
+        const mr = world.adoptResource(result.value);
+        if (!record.entry.disposed && mr !== record.entry.mr)
+          throw new FuzzFailure('fromShared on the thread that shared a resource is not the very object');
+        if (world.resourceEntry(mr)?.address !== record.entry.address)
+          throw new FuzzFailure('fromShared gave another native resource than the one shared');
+      },
+    },
     resourceMethod(
       'UpstreamResourceAdaptor#upstreamMr',
       [`${core}:UpstreamResourceAdaptor#upstreamMr`, `${core}:UpstreamResourceAdaptor#getUpstream`],

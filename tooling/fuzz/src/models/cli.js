@@ -1,0 +1,699 @@
+// @rmmjs/cli's library: logs generated here (valid, or broken at one row) parsed by parseLog,
+// LogParser and readLog against a model of RMM's log format; summaries, plots, the workloads and
+// formatting; and the commands, through main() with wrong command lines (exit 2) and, once per
+// process each, one small valid run of the heavy ones (demo, replay, plot, bench) and of the
+// functions behind them (runDemo, replayLog, replayOn, renderSvg, runBench, threadOpsPerSecond),
+// on the harness's own root resource.
+//
+// The library does not check its arguments' types (a number for parseLog's text, a non-log for
+// summarizeLog, ... fail with V8's TypeError, not ERR_INVALID_ARG_TYPE): hostile arguments to
+// those functions are tried only with RMMJS_FUZZ_CLI_HOSTILE=1, which fails until they do.
+import { writeFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { Call, FuzzFailure } from '../params.js';
+import * as V from '../values.js';
+import { pick } from '../world.js';
+
+const pkg = '@rmmjs/cli';
+const hostileArguments = process.env.RMMJS_FUZZ_CLI_HOSTILE === '1';
+
+// ---- logs ----
+
+const COLUMNS = ['Thread', 'Time', 'Action', 'Pointer', 'Size', 'Stream'];
+const corruptions = [
+  'badHeader',
+  'empty',
+  'badTime',
+  'badAction',
+  'badPointer',
+  'badSize',
+  'badStream',
+  'badThread',
+  'freeUnknown',
+  'doubleFree',
+  'wrongSize',
+  'allocAgain',
+  'nullAlloc',
+  'fields',
+  'truncated',
+];
+
+const logArbitrary = fc.record({
+  ops: fc.array(
+    fc.oneof(
+      {
+        weight: 5,
+        arbitrary: fc.record({
+          op: fc.constant('alloc'),
+          thread: fc.nat(2),
+          stream: fc.constantFrom(0, 0, 1, 0x5a00),
+          size: fc.oneof(fc.integer({ min: 1, max: 4096 }), fc.integer({ min: 1, max: 3 << 20 })),
+        }),
+      },
+      { weight: 4, arbitrary: fc.record({ op: fc.constant('free'), thread: fc.nat(2), which: fc.nat() }) },
+      { weight: 1, arbitrary: fc.record({ op: fc.constant('fail'), thread: fc.nat(2), size: fc.nat(1 << 30) }) },
+      { weight: 1, arbitrary: fc.record({ op: fc.constant('zero'), thread: fc.nat(2) }) },
+    ),
+    { maxLength: 24 },
+  ),
+  corrupt: fc.option(fc.record({ kind: fc.constantFrom(...corruptions), at: fc.nat() }), { freq: 3 }),
+  columns: fc.constantFrom('standard', 'standard', 'shuffled', 'extra'),
+  crlf: fc.boolean(),
+  blank: fc.boolean(),
+});
+
+const two = (n) => String(n).padStart(2, '0');
+const clock = (us) =>
+  `${two(Math.floor(us / 3.6e9))}:${two(Math.floor(us / 6e7) % 60)}:${two(Math.floor(us / 1e6) % 60)}.${String(us % 1e6).padStart(6, '0')}`;
+
+/**
+ * The text of a log, and what reading it must give: `{ text, error: line }` for a log broken at
+ * `line`, else `{ text, summary }` (the counts a parsed log has).
+ */
+export function buildLog({ ops, corrupt, columns, crlf, blank }) {
+  const order =
+    columns === 'shuffled'
+      ? ['Size', 'Stream', 'Thread', 'Action', 'Pointer', 'Time']
+      : columns === 'extra'
+        ? [...COLUMNS, 'Note']
+        : COLUMNS;
+  const newline = crlf ? '\r\n' : '\n';
+  if (corrupt?.kind === 'empty') return { text: '', error: 1 };
+  if (corrupt?.kind === 'badHeader')
+    return { text: `${order.filter((c) => c !== 'Size').join(',')}${newline}`, error: 1 };
+  const lines = [order.join(',')];
+  if (blank) lines.push('');
+  const row = (fields) => order.map((column) => fields[column] ?? 'note').join(',');
+  const live = [];
+  const freed = [];
+  const threads = new Set();
+  const streams = new Set();
+  const summary = { events: 0, allocations: 0, frees: 0, failures: 0, peakBytes: 0, largestAllocation: 0 };
+  let bytes = 0;
+  let next = 1;
+  let time = 0;
+  const at = corrupt === null ? -1 : corrupt.at % Math.max(ops.length, 1);
+  for (let k = 0; k < ops.length; k++) {
+    let op = ops[k];
+    if (op.op === 'free' && live.length === 0) op = { op: 'zero', thread: op.thread };
+    time += 1 + ((k * 7919) % 5000);
+    const fields = { Thread: String(140000 + op.thread), Time: clock(time), Stream: '0x0' };
+    if (k === at) {
+      // One broken row; the parser stops there.
+      const kind = corrupt.kind;
+      const size = live[0]?.size ?? 256;
+      const bad = {
+        badTime: { Time: '25:61:00.0' },
+        badAction: { Action: 'alloc' },
+        badPointer: { Pointer: 'zz' },
+        badSize: { Size: '1.5' },
+        badStream: { Stream: 'q' },
+        badThread: { Thread: 'main' },
+      }[kind];
+      const base = {
+        ...fields,
+        Action: 'allocate',
+        Pointer: `0x${(0x7f0000000000 + next * 256).toString(16)}`,
+        Size: '256',
+      };
+      if (bad !== undefined) lines.push(row({ ...base, ...bad }));
+      else if (kind === 'freeUnknown') lines.push(row({ ...base, Action: 'free', Pointer: '0x7e0000000100' }));
+      else if (kind === 'doubleFree' && freed.length > 0)
+        lines.push(row({ ...base, Action: 'free', Pointer: freed[0].pointer, Size: String(freed[0].size) }));
+      else if (kind === 'doubleFree') lines.push(row({ ...base, Action: 'free', Pointer: '0x7e0000000200' }));
+      else if (kind === 'wrongSize' && live.length > 0)
+        lines.push(row({ ...base, Action: 'free', Pointer: live[0].pointer, Size: String(size + 1) }));
+      else if (kind === 'allocAgain' && live.length > 0) lines.push(row({ ...base, Pointer: live[0].pointer }));
+      else if (kind === 'wrongSize' || kind === 'allocAgain' || kind === 'nullAlloc')
+        lines.push(row({ ...base, Pointer: '(nil)', Size: '256' }));
+      else if (kind === 'fields') lines.push(row(base).split(',').slice(1).join(','));
+      else if (kind === 'truncated') {
+        lines.push(row(base).split(',').slice(0, 2).join(','));
+        return { text: lines.join(newline), error: lines.length };
+      }
+      return { text: lines.join(newline) + newline, error: lines.length };
+    }
+    threads.add(fields.Thread);
+    summary.events++;
+    if (op.op === 'alloc') {
+      const pointer = `0x${(0x7f0000000000 + next++ * 256).toString(16)}`;
+      const stream = `0x${op.stream.toString(16)}`;
+      lines.push(row({ ...fields, Action: 'allocate', Pointer: pointer, Size: String(op.size), Stream: stream }));
+      live.push({ pointer, size: op.size, stream });
+      streams.add(op.stream);
+      summary.allocations++;
+      bytes += op.size;
+      summary.peakBytes = Math.max(summary.peakBytes, bytes);
+      summary.largestAllocation = Math.max(summary.largestAllocation, op.size);
+    } else if (op.op === 'free') {
+      const [allocation] = live.splice(op.which % live.length, 1);
+      lines.push(
+        row({
+          ...fields,
+          Action: 'free',
+          Pointer: allocation.pointer,
+          Size: String(allocation.size),
+          Stream: allocation.stream,
+        }),
+      );
+      streams.add(Number(allocation.stream));
+      freed.push(allocation);
+      summary.frees++;
+      bytes -= allocation.size;
+    } else if (op.op === 'fail') {
+      lines.push(row({ ...fields, Action: 'allocate failure', Pointer: '(nil)', Size: String(op.size) }));
+      streams.add(0);
+      summary.failures++;
+    } else {
+      // RMM logs an allocation of 0 bytes that got no memory: an event, no allocation.
+      lines.push(row({ ...fields, Action: 'allocate', Pointer: '0x0', Size: '0' }));
+      streams.add(0);
+    }
+  }
+  return {
+    text: lines.join(newline) + newline,
+    summary: { ...summary, live: live.length, threads: threads.size, streams: streams.size },
+  };
+}
+
+function checkLog(log, expected, what) {
+  const actual = {
+    events: log.events,
+    allocations: log.allocations,
+    frees: log.frees,
+    failures: log.failures,
+    peakBytes: log.peakBytes,
+    largestAllocation: log.largestAllocation,
+    live: log.live.length,
+    threads: log.threads.length,
+    streams: log.streams.length,
+  };
+  if (JSON.stringify(actual) !== JSON.stringify(expected))
+    throw new FuzzFailure(`${what}: read ${JSON.stringify(actual)}, the log holds ${JSON.stringify(expected)}`);
+}
+
+/** A LogFormatError at `line` of `source`, and nothing else. */
+function checkLogError(world, error, line, source, what) {
+  const { LogFormatError } = world.P.cli;
+  if (!(error instanceof LogFormatError) || !(error instanceof TypeError) || error.code !== 'ERR_INVALID_ARG_VALUE')
+    throw new FuzzFailure(`${what}: ${error?.constructor?.name} ${error?.code}: ${error?.message}`);
+  if (error.line !== line || error.source !== source || !error.message.startsWith(`${source}:${line}: `))
+    throw new FuzzFailure(`${what}: the error names ${error.source}:${error.line}, the log is broken at line ${line}`);
+}
+
+// ---- heavy calls, once per process ----
+
+const done = new Set();
+const once = (key) => !done.has(key) && done.add(key);
+
+/** Runs fn with the harness's root as the current resource (the heavy runs allocate a lot, and callbacks must not run). */
+async function onRoot(world, fn) {
+  const { core } = world.P;
+  const previous = core.setCurrentDeviceResource(world.root);
+  try {
+    return await fn();
+  } finally {
+    world.adoptResource(core.setCurrentDeviceResource(previous));
+  }
+}
+
+const output = () => {
+  const out = { stdout: '', stderr: '' };
+  return {
+    out,
+    streams: {
+      stdout: { write: (text) => ((out.stdout += text), true) },
+      stderr: { write: (text) => ((out.stderr += text), true) },
+    },
+  };
+};
+
+/** A small valid log, kept for the functions that take one. */
+function smallLog(world) {
+  world.cliLog ??= world.P.cli.parseLog(
+    [
+      COLUMNS.join(','),
+      '140001,00:00:00.000001,allocate,0x7f0000000100,4096,0x0',
+      '140002,00:00:00.000010,allocate,0x7f0000010000,1000,0x5a00',
+      '140001,00:00:00.000020,free,0x7f0000000100,4096,0x0',
+      '140002,00:00:00.000030,allocate failure,(nil),4000000000,0x0',
+      '',
+    ].join('\n'),
+    'small.csv',
+  );
+  return world.cliLog;
+}
+
+const wrongCommandLines = [
+  [],
+  ['nope'],
+  ['info', '--bogus'],
+  ['info', 'extra'],
+  ['replay'],
+  ['replay', 'a.csv', 'b.csv'],
+  ['replay', 'a.csv', '--resources', 'nope'],
+  ['replay', 'a.csv', '--size', 'lots'],
+  ['replay', 'a.csv', '--size', '0'],
+  ['plot'],
+  ['plot', 'a.csv', '-o', 'memory.png'],
+  ['bench', '--resources', 'nope'],
+  ['bench', '--quick=yes'],
+  ['demo', 'now'],
+];
+
+export default function cliModels() {
+  return [
+    {
+      name: 'cli constants and errors',
+      covers: [
+        'Action',
+        'LOG_COLUMNS',
+        'MAX_POINTS',
+        'BENCH_RESOURCES',
+        'REPLAY_RESOURCES',
+        'DEFAULT_REPLAY_RESOURCES',
+        'commands',
+        'usage',
+        'UsageError.new',
+        'LogFormatError.new',
+      ].map((key) => `${pkg}:${key}`),
+      args: fc.tuple(V.mixedString, V.mixedString, V.integerAmong(0, 1, 7)),
+      run(world, [r, s, l]) {
+        const { cli } = world.P;
+        world.calls++;
+        const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+        if (!same(cli.Action, { allocate: 0, free: 1, allocateFailure: 2 }) || !same(cli.LOG_COLUMNS, COLUMNS))
+          throw new FuzzFailure('Action or LOG_COLUMNS changed');
+        if (
+          !Number.isSafeInteger(cli.MAX_POINTS) ||
+          !cli.DEFAULT_REPLAY_RESOURCES.every((n) => cli.REPLAY_RESOURCES.includes(n))
+        )
+          throw new FuzzFailure('MAX_POINTS or DEFAULT_REPLAY_RESOURCES');
+        if (!cli.BENCH_RESOURCES.includes('pool') || !cli.REPLAY_RESOURCES.includes('pool'))
+          throw new FuzzFailure('BENCH_RESOURCES or REPLAY_RESOURCES');
+        const text = cli.usage();
+        if (!cli.commands.every((c) => typeof c.run === 'function' && text.includes(c.name)))
+          throw new FuzzFailure('usage() does not list every command');
+        // The error classes take what Error takes (their message), as Error does.
+        const flags = {};
+        const [reason, source, line] = [world.resolve(r, flags), world.resolve(s, flags), world.resolve(l, flags)];
+        if (typeof reason !== 'string' || typeof source !== 'string' || typeof line !== 'number') return;
+        const usageError = new cli.UsageError(reason);
+        if (!(usageError instanceof Error) || usageError.name !== 'UsageError' || usageError.message !== reason)
+          throw new FuzzFailure('new UsageError');
+        const logError = new cli.LogFormatError(reason, source, line);
+        if (
+          !(logError instanceof TypeError) ||
+          logError.code !== 'ERR_INVALID_ARG_VALUE' ||
+          logError.message !== `${source}:${line}: ${reason}` ||
+          !Object.is(logError.line, line)
+        )
+          throw new FuzzFailure('new LogFormatError');
+      },
+    },
+    {
+      name: 'parseLog, LogParser, readLog',
+      covers: [
+        `${pkg}:parseLog`,
+        `${pkg}:LogParser.new`,
+        `${pkg}:LogParser#line`,
+        `${pkg}:LogParser#finish`,
+        `${pkg}:readLog`,
+      ],
+      args: fc.tuple(logArbitrary, fc.constantFrom('parseLog', 'LogParser', 'readLog')),
+      async run(world, [spec, how]) {
+        const { cli } = world.P;
+        const { text, error, summary } = buildLog(spec);
+        const source = how === 'readLog' ? `fuzz-${world.calls}.csv` : `log-${world.calls}.csv`;
+        let read;
+        let progress = [0, 0];
+        if (how === 'readLog') {
+          writeFileSync(source, text, 'latin1');
+          read = () => cli.readLog(source, { onProgress: (n, total) => (progress = [n, total]) });
+        } else if (how === 'parseLog') read = () => cli.parseLog(text, source);
+        else {
+          read = () => {
+            const parser = new cli.LogParser(source);
+            const lines = text.split('\n');
+            const unterminated = lines.at(-1) !== '';
+            if (!unterminated) lines.pop();
+            lines.forEach((line, i) => parser.line(line, unterminated && i === lines.length - 1));
+            return parser.finish();
+          };
+        }
+        world.calls++;
+        let log;
+        try {
+          log = await read();
+        } catch (thrown) {
+          if (thrown instanceof FuzzFailure) throw thrown;
+          if (error === undefined) throw new FuzzFailure(`${how} refused a valid log: ${thrown?.message}\n${text}`);
+          checkLogError(world, thrown, error, source, how);
+          return;
+        }
+        if (error !== undefined) throw new FuzzFailure(`${how} read a log broken at line ${error}:\n${text}`);
+        checkLog(log, summary, how);
+        if (log.source !== source) throw new FuzzFailure(`${how}: source ${log.source}`);
+        if (how === 'readLog' && text !== '' && (progress[0] !== progress[1] || progress[1] !== text.length))
+          throw new FuzzFailure(`readLog: progress ${progress} of ${text.length} bytes`);
+        world.cliLogs ??= [];
+        world.cliLogs.push(log);
+      },
+    },
+    {
+      name: 'summarizeLog, plotData, plotSpec, renderHtml',
+      covers: [`${pkg}:summarizeLog`, `${pkg}:plotData`, `${pkg}:plotSpec`, `${pkg}:renderHtml`],
+      args: fc.tuple(fc.nat(), V.mixedString, V.hostile),
+      run(world, [i, t, h]) {
+        const { cli } = world.P;
+        if (hostileArguments) {
+          const call = new Call(world, 'summarizeLog');
+          const value = call.value(h);
+          call.invalid('type');
+          call.run(() => cli.summarizeLog(value));
+        }
+        const log = pick(world.cliLogs ?? [], i) ?? smallLog(world);
+        const call = new Call(world, 'summarizeLog, plotData, plotSpec');
+        const result = call.run(() => [cli.summarizeLog(log), cli.plotData(log), cli.plotSpec(log)]);
+        if (!result.ok) return;
+        const [summary, data, spec] = result.value;
+        const leaked = log.live.reduce((sum, a) => sum + a.size, 0);
+        if (
+          summary.events !== log.events ||
+          summary.leaked.count !== log.live.length ||
+          summary.leaked.bytes !== leaked
+        )
+          throw new FuzzFailure('summarizeLog: events or leaked');
+        const peak = Math.max(...data.inUse.map((p) => p.bytes));
+        if (data.inUse.length > cli.MAX_POINTS || data.peakBytes !== log.peakBytes || peak !== log.peakBytes)
+          throw new FuzzFailure(`plotData: peak ${peak}, the log's is ${log.peakBytes}`);
+        const counted = data.sizes.reduce((n, c) => n + c.count, 0);
+        if (counted !== log.allocations)
+          throw new FuzzFailure(`plotData: ${counted} sizes for ${log.allocations} allocations`);
+        if (typeof spec !== 'object' || typeof spec.$schema !== 'string')
+          throw new FuzzFailure('plotSpec: not a Vega-Lite spec');
+        const title = call.value(t);
+        if (typeof title !== 'string' && !hostileArguments) return;
+        const page = new Call(world, 'renderHtml');
+        if (typeof title !== 'string') page.invalid('type');
+        const html = page.run(() => cli.renderHtml(spec, title));
+        const escaped = typeof title === 'string' ? title.replace(/&/g, '&amp;').replace(/</g, '&lt;') : '';
+        if (html.ok && !(html.value.startsWith('<!doctype html>') && html.value.includes(`<title>${escaped}</title>`)))
+          throw new FuzzFailure('renderHtml: not a page with its title');
+      },
+    },
+    {
+      name: 'renderSvg',
+      covers: [`${pkg}:renderSvg`],
+      args: fc.constant(0),
+      async run(world) {
+        // Vega renders headless: slow to load, once per process.
+        if (!once('renderSvg')) return;
+        const { cli } = world.P;
+        const call = new Call(world, 'renderSvg');
+        const result = await call.runAsync(() => cli.renderSvg(cli.plotSpec(smallLog(world))));
+        if (result.ok && !/^<svg[\s>]/.test(result.value)) throw new FuzzFailure('renderSvg: not an SVG');
+      },
+    },
+    {
+      name: 'formatBytes',
+      covers: [`${pkg}:formatBytes`],
+      args: fc.tuple(fc.nat({ max: 1 << 30 }), V.hostile),
+      run(world, [n, h]) {
+        const { formatBytes } = world.P.cli;
+        world.calls++;
+        const answers = [
+          [0, '0 B'],
+          [1000, '1000 B'],
+          [1024, '1 KiB'],
+          [1536, '1.5 KiB'],
+          [64 * 2 ** 20, '64 MiB'],
+          [3 * 2 ** 30, '3 GiB'],
+        ];
+        for (const [bytes, text] of answers)
+          if (formatBytes(bytes) !== text) throw new FuzzFailure(`formatBytes(${bytes}) is ${formatBytes(bytes)}`);
+        if (!/^\d+(\.\d)? (B|KiB|MiB|GiB)$/.test(formatBytes(n)))
+          throw new FuzzFailure(`formatBytes(${n}) is ${formatBytes(n)}`);
+        if (hostileArguments) {
+          const call = new Call(world, 'formatBytes');
+          const value = call.value(h);
+          if (typeof value !== 'number') call.invalid('type');
+          call.run(() => formatBytes(value));
+        }
+      },
+    },
+    {
+      name: 'collectInfo and formatInfo',
+      covers: [`${pkg}:collectInfo`, `${pkg}:formatInfo`],
+      args: fc.constant(0),
+      run(world) {
+        const { cli, core } = world.P;
+        const call = new Call(world, 'collectInfo');
+        if (world.backend !== 'host') call.allow('cuda');
+        const result = call.run(() => cli.collectInfo());
+        if (!result.ok) return;
+        const info = result.value;
+        if (info.mode !== (core.cuda.isAvailable() ? 'cuda' : 'host'))
+          throw new FuzzFailure(`collectInfo: mode ${info.mode}`);
+        const lines = cli.formatInfo(info);
+        if (!Array.isArray(lines) || !lines[0].startsWith('rmmjs ')) throw new FuzzFailure('formatInfo');
+      },
+    },
+    {
+      name: 'random, randomWorkload, runRandomWorkload, pairNs, median',
+      covers: ['random', 'randomWorkload', 'runRandomWorkload', 'pairNs', 'median'].map((f) => `${pkg}:${f}`),
+      args: fc.record({
+        seed: fc.integer(),
+        steps: fc.nat(200),
+        minSize: fc.integer({ min: 1, max: 100 }),
+        span: fc.nat(5000),
+        maxLive: fc.integer({ min: 1, max: 20 }),
+        iterations: fc.nat(50),
+        rounds: fc.integer({ min: 1, max: 7 }),
+      }),
+      run(world, { seed, steps, minSize, span, maxLive, iterations, rounds }) {
+        const { cli } = world.P;
+        world.calls++;
+        const a = cli.random(seed);
+        const b = cli.random(seed);
+        for (let k = 0; k < 5; k++) {
+          const x = a();
+          if (!(x >= 0 && x < 1) || x !== b())
+            throw new FuzzFailure('random(seed) is not a repeatable sequence in [0, 1)');
+        }
+        const maxSize = minSize + span;
+        const workload = cli.randomWorkload({ steps, minSize, maxSize, maxLive, seed });
+        let live = 0;
+        for (let k = 0; k < steps; k++) {
+          const size = workload.sizes[k];
+          if (size > 0) {
+            if (size < minSize || size > maxSize || !Number.isInteger(size))
+              throw new FuzzFailure(`randomWorkload: size ${size}`);
+            live++;
+          } else {
+            if (workload.frees[k] >= live) throw new FuzzFailure('randomWorkload: a free of nothing live');
+            live--;
+          }
+          if (live > maxLive) throw new FuzzFailure('randomWorkload: more than maxLive live');
+        }
+        if (workload.steps !== steps || workload.remaining !== live)
+          throw new FuzzFailure('randomWorkload: steps or remaining');
+        // An allocator of its own: every allocation comes back once, with its size.
+        const held = new Map();
+        let next = 256n;
+        let calls = 0;
+        const allocator = {
+          allocate(nbytes) {
+            calls++;
+            next += 256n;
+            held.set(next, nbytes);
+            return next;
+          },
+          deallocate(ptr, nbytes) {
+            calls++;
+            if (held.get(ptr) !== nbytes) throw new FuzzFailure('runRandomWorkload freed what it did not allocate');
+            held.delete(ptr);
+          },
+        };
+        const ns = cli.runRandomWorkload(allocator, workload);
+        if (held.size !== 0 || !(ns >= 0 || steps === 0)) throw new FuzzFailure('runRandomWorkload left memory live');
+        calls = 0;
+        cli.pairNs(allocator, 4096, iterations);
+        if (calls !== 2 * iterations || held.size !== 0)
+          throw new FuzzFailure(`pairNs: ${calls} calls for ${iterations} pairs`);
+        let k = 0;
+        const values = [];
+        const m = cli.median(() => {
+          values.push(k);
+          return k++;
+        }, rounds);
+        // A warm-up call, then `rounds` values: the middle one.
+        if (values.length !== rounds + 1 || m !== 1 + Math.floor(rounds / 2)) throw new FuzzFailure(`median: ${m}`);
+      },
+    },
+    {
+      name: 'threadOpsPerSecond',
+      covers: [`${pkg}:threadOpsPerSecond`],
+      args: fc.constant(0),
+      async run(world) {
+        if (!once('threadOpsPerSecond')) return;
+        const { cli, limiting } = world.P;
+        const call = new Call(world, 'threadOpsPerSecond');
+        // A worker of its own on a resource of its own (over the root), for a moment.
+        const mr = new limiting.LimitingResourceAdaptor(world.root, 64 << 20);
+        try {
+          const result = await call.runAsync(() => cli.threadOpsPerSecond(mr, 1, { nbytes: 4096, seconds: 0.02 }));
+          if (result.ok && !(result.value > 0)) throw new FuzzFailure(`threadOpsPerSecond: ${result.value}`);
+          if (mr.getAllocatedBytes() !== 0) throw new FuzzFailure('threadOpsPerSecond left memory allocated');
+        } finally {
+          mr[Symbol.dispose]();
+        }
+      },
+    },
+    {
+      name: 'runDemo',
+      covers: [`${pkg}:runDemo`],
+      args: fc.constant(0),
+      async run(world) {
+        if (!once('runDemo')) return;
+        const call = new Call(world, 'runDemo');
+        call.allow('oom');
+        const lines = [];
+        const result = await onRoot(world, () => call.runAsync(() => world.P.cli.runDemo((line) => lines.push(line))));
+        if (!result.ok) return;
+        if (result.value.statistics.currentBytes !== 0 || !lines.some((line) => line.includes('bytes equal')))
+          throw new FuzzFailure(`runDemo: ${JSON.stringify(result.value.statistics)}\n${lines.join('\n')}`);
+      },
+    },
+    {
+      name: 'replayLog, replayOn, formatReplay',
+      covers: [`${pkg}:replayLog`, `${pkg}:replayOn`, `${pkg}:formatReplay`],
+      args: fc.tuple(fc.constantFrom('replayLog', 'replayOn', 'hostileResource'), V.hostile, fc.nat()),
+      async run(world, [how, h, i]) {
+        const { cli } = world.P;
+        const log = pick(world.cliLogs ?? [], i) ?? smallLog(world);
+        if (how === 'hostileResource') {
+          // Refused before any worker starts: cheap, every time.
+          const call = new Call(world, 'replayOn');
+          const value = call.value(h);
+          if (world.resourceEntry(value) === undefined) call.invalid('type');
+          else return;
+          call.flags.proxyOfLive = false;
+          await call.runAsync(() => cli.replayOn(log, value));
+          return;
+        }
+        if (!once(how)) return;
+        const call = new Call(world, how);
+        if (how === 'replayOn') {
+          const mr = new world.P.statistics.StatisticsResourceAdaptor(world.root);
+          try {
+            const result = await call.runAsync(() => cli.replayOn(log, mr));
+            const counts = mr.allocationCounts;
+            // (Memory freed behind the root's back, in a tainted world, may come back from it again: refused.)
+            if (world.tainted) return;
+            if (result.ok && (result.value.error !== null || counts.currentBytes !== 0))
+              throw new FuzzFailure(`replayOn: ${JSON.stringify(result.value)}, ${counts.currentBytes} bytes left`);
+            // On the resource given, whatever this thread's current device is.
+            if (result.ok && result.value.failures === 0 && counts.peakBytes !== log.peakBytes)
+              throw new FuzzFailure(`replayOn: a peak of ${counts.peakBytes} bytes, the log's is ${log.peakBytes}`);
+          } finally {
+            mr[Symbol.dispose]();
+          }
+          return;
+        }
+        const result = await call.runAsync(() => cli.replayLog(log, { resources: ['cuda', 'pool'] }));
+        if (!result.ok) return;
+        const report = result.value;
+        const ran = report.results.filter((r) => r.skipped === null);
+        // (Allocations the device has no room for fail and are counted: the world may hold much of it.)
+        const wrongPeak = (r) => r.failures === 0 && r.peakRequestedBytes !== log.peakBytes;
+        if (report.results.length !== 2 || ran.some((r) => r.error !== null || wrongPeak(r)))
+          throw new FuzzFailure(`replayLog: ${JSON.stringify(report.results)}, the log's peak is ${log.peakBytes}`);
+        const lines = cli.formatReplay(report);
+        if (!Array.isArray(lines) || !lines.some((line) => line.startsWith('pool')))
+          throw new FuzzFailure('formatReplay');
+      },
+    },
+    {
+      name: 'runBench',
+      covers: [`${pkg}:runBench`],
+      args: fc.constant(0),
+      async run(world) {
+        if (!once('runBench')) return;
+        const call = new Call(world, 'runBench');
+        call.allow('oom'); // its copies, on a device the world has filled
+        const rows = [];
+        const result = await onRoot(world, () =>
+          call.runAsync(() =>
+            world.P.cli.runBench({ quick: true, resources: ['fixed-size'], onRow: (row) => rows.push(row) }),
+          ),
+        );
+        if (!result.ok) return;
+        if (result.value.rows.length !== rows.length || !rows.some((row) => row.group === 'DeviceBuffer'))
+          throw new FuzzFailure(`runBench: ${JSON.stringify(result.value)}`);
+      },
+    },
+    {
+      name: 'main',
+      covers: [`${pkg}:main`],
+      args: fc.tuple(
+        fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom(...wrongCommandLines.keys()).map((wrong) => ({ wrong })) },
+          {
+            weight: 3,
+            arbitrary: fc
+              .constantFrom('help', 'version', 'info', 'infoJson', 'commandHelp')
+              .map((cheap) => ({ cheap })),
+          },
+          {
+            weight: 2,
+            arbitrary: fc.constantFrom('demo', 'replay', 'plot', 'bench', 'missing').map((heavy) => ({ heavy })),
+          },
+        ),
+      ),
+      async run(world, [d]) {
+        const { cli } = world.P;
+        const { out, streams } = output();
+        let argv;
+        let expected;
+        if ('wrong' in d) {
+          argv = wrongCommandLines[d.wrong];
+          expected = 2;
+        } else if ('cheap' in d) {
+          argv = {
+            help: ['--help'],
+            version: ['-v'],
+            info: ['info'],
+            infoJson: ['info', '--json'],
+            commandHelp: ['replay', '-h'],
+          }[d.cheap];
+          expected = 0;
+        } else {
+          if (d.heavy !== 'missing' && !once(`main ${d.heavy}`)) return;
+          const file = `fuzz-main-${world.calls}.csv`;
+          const rows = ['1,00:00:00.000001,allocate,0x100,256,0x0', '1,00:00:00.000002,free,0x100,256,0x0'];
+          writeFileSync(file, [COLUMNS.join(','), ...rows, ''].join('\n'));
+          argv = {
+            demo: ['demo'],
+            replay: ['replay', file, '--resources', 'cuda', '--json'],
+            plot: ['plot', file, '-o', `${file}.svg`],
+            bench: ['bench', '--quick', '--resources', 'fixed-size'],
+            missing: ['replay', 'no-such-log.csv'], // the command fails: exit 1, the reason on stderr
+          }[d.heavy];
+          expected = d.heavy === 'missing' ? 1 : 0;
+        }
+        const call = new Call(world, `main ${argv.join(' ')}`);
+        const result = await onRoot(world, () => call.runAsync(() => cli.main(argv, streams)));
+        if (!result.ok) return;
+        // A heavy command on a device the world has filled fails as it says: out of memory.
+        const outOfMemory = 'heavy' in d && result.value === 1 && /ERR_RMM_OUT_OF_MEMORY/.test(out.stderr);
+        if (result.value !== expected && !outOfMemory)
+          throw new FuzzFailure(`rmmjs ${argv.join(' ')}: exit ${result.value}, expected ${expected}\n${out.stderr}`);
+        if (outOfMemory) return;
+        if (expected === 2 && !out.stderr.includes('Usage:') && !out.stderr.includes('rmmjs '))
+          throw new FuzzFailure(`rmmjs ${argv.join(' ')}: no usage on stderr`);
+        if (expected === 0 && out.stdout === '') throw new FuzzFailure(`rmmjs ${argv.join(' ')} printed nothing`);
+      },
+    },
+  ];
+}
