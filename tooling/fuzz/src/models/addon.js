@@ -80,10 +80,11 @@ export default function addonModels() {
           world.P.addon.loadAddon(url, path, name);
         } catch (error) {
           world.calls++;
-          // A file that cannot be loaded: the documented error that lists the fixes.
+          // A directory without an addon: the documented error that lists the fixes.
           if (
             call.required.size === 0 &&
-            error instanceof Error &&
+            error instanceof world.P.core.RMMError &&
+            error.code === 'ERR_RMM_ADDON_LOAD_FAILED' &&
             /^Could not load the native addon/.test(error.message)
           )
             return;
