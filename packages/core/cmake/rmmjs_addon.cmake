@@ -1,4 +1,6 @@
 # rmmjs_addon(<target> [JS_ENVIRONMENT] SOURCES <files...> [INCLUDES <dirs...>] [SHIPS <targets...>])
+# Shipped in @rmmjs/core (cmake/); a package's CMakeLists.txt includes it from the @rmmjs/core it
+# resolves, so that `cmake-js compile` builds an installed package with only core installed.
 # A Node-API addon (built by cmake-js) against @rmmjs/core's C ABI and node-addon-api.
 # JS_ENVIRONMENT adds core's rmmjs/js_environment.hpp support, for resources that call JavaScript.
 # SHIPS names shared libraries the addon loads, which its prebuild ships beside it.
@@ -18,15 +20,23 @@ if(NOT DEFINED RMMJS_PREBUILDS)
   endif()
 endif()
 
+# Core's headers, beside this file in @rmmjs/core.
 if(NOT DEFINED RMMJS_CORE_INCLUDE)
-  set(RMMJS_CORE_INCLUDE "${CMAKE_CURRENT_LIST_DIR}/../../packages/core/include")
+  set(RMMJS_CORE_INCLUDE "${CMAKE_CURRENT_LIST_DIR}/../include")
 endif()
 
+# node-addon-api's headers, as the package being built resolves it (a devDependency here; in an
+# installed package, the project's).
 execute_process(
   COMMAND node -p "require('node-addon-api').include_dir"
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+  RESULT_VARIABLE NODE_ADDON_API_STATUS
   OUTPUT_VARIABLE NODE_ADDON_API_DIR
+  ERROR_QUIET
   OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT NODE_ADDON_API_STATUS EQUAL 0)
+  message(FATAL_ERROR "rmmjs: node-addon-api cannot be found from ${CMAKE_SOURCE_DIR}: install it in your project (npm install --save-dev node-addon-api@8)")
+endif()
 
 if(RMMJS_PREBUILDS)
   # The folder and libc tag as node-gyp-build computes them for the Node that builds.
