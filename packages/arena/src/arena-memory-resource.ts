@@ -9,6 +9,7 @@ import {
 } from '@rmmjs/core/internal';
 import { addon, type ArenaSummary } from './addon.js';
 
+/** Options of `ArenaMemoryResource`. */
 export interface ArenaMemoryResourceOptions {
   /**
    * Size of the global arena taken from `upstream` once: bytes or a byte string (`"1 GiB"`),

@@ -11,9 +11,15 @@ import {
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
 import { addon } from './addon.js';
 
+/** Options of `BinningMemoryResource`: the bins to create at construction. */
 export interface BinningMemoryResourceOptions {
   /** With `maxSizeExponent`: create FixedSizeMemoryResource bins of 2^min..2^max bytes (-1, RMM's default: none). */
   minSizeExponent?: number;
+  /**
+   * The exponent of the largest bin to create (2^max bytes), with `minSizeExponent`; -1 (RMM's
+   * default), absent, or less than `minSizeExponent`: no bins. Bin exponents must be 0 to 30
+   * (`RangeError` `ERR_OUT_OF_RANGE`).
+   */
   maxSizeExponent?: number;
 }
 

@@ -1,2 +1,6 @@
-/** @rmmjs/binning: RMM's binning_memory_resource, requests routed to bins by size. */
+/**
+ * @rmmjs/binning: RMM's binning_memory_resource, requests routed to bins by size.
+ *
+ * @packageDocumentation
+ */
 export { BinningMemoryResource, type BinningMemoryResourceOptions } from './binning-memory-resource.js';

@@ -3,9 +3,11 @@
  *
  *   import { readLog, replayLog, collectInfo } from '@rmmjs/cli';
  *   const report = await replayLog(await readLog('rmm_log.csv'), { resources: ['pool', 'arena'] });
+ *
+ * @packageDocumentation
  */
 export { main, commands, usage } from './main.js';
-export type { Command, Output } from './command.js';
+export type { Command, OptionValues, Output } from './command.js';
 export { UsageError } from './usage-error.js';
 export { collectInfo, formatInfo } from './commands/info.js';
 export type { MachineInfo, DeviceInfo } from './commands/info.js';

@@ -9,8 +9,10 @@ import { plotCommand } from './commands/plot.js';
 import { replayCommand } from './commands/replay.js';
 import { packageVersion } from './version.js';
 
+/** The commands of `rmmjs`, in the order `rmmjs --help` lists them. */
 export const commands: Command[] = [infoCommand, demoCommand, replayCommand, plotCommand, benchCommand];
 
+/** The text of `rmmjs --help`: the synopsis, each command's summary and the global options. */
 export function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return `Usage: rmmjs <command> [options]

@@ -2,9 +2,11 @@ import { RMMError } from './errors.js';
 import { Stream } from './stream.js';
 import { validateBoolean, validateInteger, validateOptions } from './validate.js';
 
+/** Options of `CudaStreamPool`. */
 export interface CudaStreamPoolOptions {
   /** How many streams (default 16). */
   poolSize?: number;
+  /** Create the streams non-blocking, as `StreamOptions.nonBlocking`. Default false. */
   nonBlocking?: boolean;
 }
 
@@ -38,10 +40,12 @@ export class CudaStreamPool implements Disposable {
     return this.#streams[streamId % this.#streams.length];
   }
 
+  /** The number of streams in the pool. */
   getPoolSize(): number {
     return this.#streams.length;
   }
 
+  /** Disposes every stream of the pool (a stream a `DeviceBuffer` still uses goes when the buffer does). */
   [Symbol.dispose](): void {
     for (const stream of this.#streams) stream[Symbol.dispose]();
   }

@@ -22,6 +22,11 @@ function deviceArg(device: number | undefined): number {
   return device === undefined ? native.getDevice() : validateInteger(device, 'device', 0);
 }
 
+/**
+ * The CUDA driver as rmmjs uses it: devices, the current device, synchronisation and memory pools.
+ * The driver is loaded on the first call that needs it; when `RMMJS_CUDA_LIBRARY` names a library
+ * that cannot be used, the calls that load it throw `CudaError` `ERR_CUDA_DRIVER_NOT_FOUND`.
+ */
 export const cuda = {
   /** True with a CUDA driver and at least one device; false in host mode. */
   isAvailable(): boolean {

@@ -12,6 +12,7 @@ import { validateInteger, validateOptions, validateSize } from './validate.js';
 /** Host bytes: any ArrayBufferView (Uint8Array, Buffer, DataView, ...) or an ArrayBuffer. */
 export type HostBytes = ArrayBufferView | ArrayBuffer;
 
+/** Options of `new DeviceBuffer()`. */
 export interface DeviceBufferOptions {
   /** Bytes to allocate; defaults to `data`'s length (or 0). */
   size?: number;
@@ -25,17 +26,25 @@ export interface DeviceBufferOptions {
 
 /** The CUDA Array Interface (version 3) of a buffer: one-dimensional bytes. */
 export interface CudaArrayInterface {
+  /** `[pointer, readOnly]`: the device address and `false` (the memory is writable). */
   data: [bigint, boolean];
+  /** `[size]`: the number of bytes. */
   shape: [number];
+  /** `null`: the bytes are contiguous. */
   strides: null;
+  /** `'|u1'`: unsigned bytes. */
   typestr: '|u1';
+  /** The version of the interface, 3. */
   version: 3;
+  /** The handle of the buffer's stream, for a consumer to order its work after; absent for handle 0. */
   stream?: bigint;
 }
 
 /** Anything that exposes device memory through the CUDA Array Interface. */
 export interface CudaArrayLike {
+  /** The interface under rmmjs's name (`DeviceBuffer`'s own); read first. */
   cudaArrayInterface?: unknown;
+  /** The interface under Python's name; read when `cudaArrayInterface` is null or undefined. */
   __cuda_array_interface__?: unknown;
 }
 
@@ -244,6 +253,7 @@ export class DeviceBuffer implements Disposable {
     return native.bufferSize(this.#native);
   }
 
+  /** The size in bytes, as `size` (RMM's Python name). */
   get nbytes(): number {
     return native.bufferSize(this.#native);
   }
@@ -278,6 +288,7 @@ export class DeviceBuffer implements Disposable {
     return this.#native === null;
   }
 
+  /** The buffer as a CUDA Array Interface (version 3): its bytes, and its stream unless that is handle 0. */
   get cudaArrayInterface(): CudaArrayInterface {
     const cai: CudaArrayInterface = {
       data: [this.ptr, false],

@@ -3,13 +3,20 @@
  * with a `code`), and the Node-style argument errors (`ERR_INVALID_ARG_TYPE`, ...).
  */
 
+/** Options of `RMMError` and its subclasses. */
 export interface RMMErrorOptions {
+  /** The error's `code`; when absent, `RMMError` uses `ERR_RMM_LOGIC` and `CudaError` `ERR_CUDA`. */
   code?: string;
+  /** The error that caused this one, set as the standard `cause` (left out when undefined). */
   cause?: unknown;
 }
 
 /** RMM's failures (`RuntimeError` in Python). `code` defaults to `ERR_RMM_LOGIC`. */
 export class RMMError extends Error {
+  /**
+   * What failed, as a stable string: `ERR_RMM_LOGIC`, `ERR_RMM_DISPOSED`, `ERR_RMM_WRONG_THREAD`,
+   * `ERR_RMM_OUT_OF_MEMORY`, `ERR_CUDA`, ... (see the package README for the full list).
+   */
   readonly code: string;
 
   constructor(message: string, options?: RMMErrorOptions | null) {
@@ -32,14 +39,19 @@ export class OutOfMemoryError extends RMMError {
   }
 }
 
+/** Options of `CudaError`: those of `RMMError` plus the CUDA driver's error. */
 export interface CudaErrorOptions extends RMMErrorOptions {
+  /** The driver's error number (a `CUresult`); default 0. */
   cudaErrorCode?: number;
+  /** The name of that error, e.g. `CUDA_ERROR_INVALID_VALUE`; default `CUDA_SUCCESS`. */
   cudaErrorName?: string;
 }
 
 /** A failing CUDA call (`code: 'ERR_CUDA'`), or no usable driver/device. */
 export class CudaError extends RMMError {
+  /** The driver's error number (a `CUresult`), e.g. 100 for `CUDA_ERROR_NO_DEVICE`; 0 when none was given. */
   readonly cudaErrorCode: number;
+  /** The name of `cudaErrorCode`, e.g. `CUDA_ERROR_NO_DEVICE`; `CUDA_SUCCESS` when none was given. */
   readonly cudaErrorName: string;
 
   constructor(message: string, options?: CudaErrorOptions | null) {

@@ -2,6 +2,8 @@
  * @rmmjs/core: the RAPIDS Memory Manager's core for Node.js. Importing it never touches the
  * CUDA driver; the driver is loaded on first need, and without one (host mode) everything
  * that does not need a GPU works over host memory.
+ *
+ * @packageDocumentation
  */
 export { RMMError, OutOfMemoryError, CudaError } from './errors.js';
 export type { RMMErrorOptions, CudaErrorOptions } from './errors.js';
@@ -36,3 +38,4 @@ export {
   registerReinitializeHook,
   unregisterReinitializeHook,
 } from './registry.js';
+export type { ResourceType } from './registry.js';

@@ -4,7 +4,8 @@ import { invalidArgType } from './errors.js';
 import { native } from './native.js';
 import { validateFunction, validateInteger } from './validate.js';
 
-type ResourceType = new (...args: never[]) => DeviceMemoryResource;
+/** A resource class: a constructor of `DeviceMemoryResource`s. */
+export type ResourceType = new (...args: never[]) => DeviceMemoryResource;
 
 /** The resource device allocations on the current device come from. */
 export function getCurrentDeviceResource(): DeviceMemoryResource {
@@ -21,10 +22,16 @@ export function setCurrentDeviceResource(mr: DeviceMemoryResource): DeviceMemory
   return wrapResource(native.setPerDeviceResource(undefined, resourceHandle(mr, 'mr')));
 }
 
+/**
+ * The resource allocations on `device` come from; the first call for a device makes its default
+ * (`CudaMemoryResource`, or `SystemMemoryResource` in host mode). A device that does not exist is
+ * `RangeError` `ERR_OUT_OF_RANGE`.
+ */
 export function getPerDeviceResource(device: number): DeviceMemoryResource {
   return wrapResource(native.getPerDeviceResource(validateInteger(device, 'device', 0)));
 }
 
+/** The class of `device`'s resource. */
 export function getPerDeviceResourceType(device: number): ResourceType {
   return getPerDeviceResource(device).constructor as ResourceType;
 }
@@ -48,7 +55,11 @@ export function availableDeviceMemory(): [number, number] {
 type Hook = { fn: (...args: unknown[]) => unknown; args: unknown[] };
 const hooks: Hook[] = [];
 
-/** Adds `fn(...args)` to the reinitialize hooks (`runReinitializeHooks` runs the last registered first). */
+/**
+ * Adds `fn(...args)` to the reinitialize hooks (`runReinitializeHooks` runs the last registered first).
+ *
+ * @typeParam F - The hook's type; `args` are its parameters and `fn` is returned as given.
+ */
 export function registerReinitializeHook<F extends (...args: never[]) => unknown>(fn: F, ...args: Parameters<F>): F {
   validateFunction(fn, 'fn');
   hooks.push({ fn: fn as unknown as Hook['fn'], args });

@@ -2,6 +2,7 @@ import { invalidArgType, outOfRange } from './errors.js';
 import { native, type StreamNative } from './native.js';
 import { validateBoolean, validateInteger, validateOptions } from './validate.js';
 
+/** Options of `new Stream()`. */
 export interface StreamOptions {
   /** The stream does not synchronise with the legacy default stream (CU_STREAM_NON_BLOCKING). */
   nonBlocking?: boolean;
@@ -87,10 +88,16 @@ export class Stream implements Disposable {
     return this.handle <= 2n;
   }
 
+  /** True when `other` is a `Stream` with the same CUstream handle. */
   equals(other: unknown): boolean {
     return isStream(other) && other.handle === this.handle;
   }
 
+  /**
+   * Releases this object's reference: a stream `new Stream()` made is destroyed once no `Stream` or
+   * `DeviceBuffer` uses it (one from `fromHandle` is never destroyed). A no-op on the default-stream
+   * constants and on a second call; other use after it is `RMMError` `ERR_RMM_DISPOSED`.
+   */
   [Symbol.dispose](): void {
     if (!this.#shared) native.streamDispose(this.#native);
   }

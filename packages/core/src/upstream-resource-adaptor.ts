@@ -15,6 +15,7 @@ export class UpstreamResourceAdaptor extends DeviceMemoryResource {
     return wrapResource(upstream);
   }
 
+  /** The upstream resource, as `upstreamMr` (RMM's `get_upstream()`). */
   getUpstream(): DeviceMemoryResource {
     return this.upstreamMr;
   }

@@ -20,20 +20,23 @@ import { HostAllocFlags, HostRegisterFlags, addon, type HostMemoryHandle } from 
 import { PinnedMemory } from './pinned-memory.js';
 import { INTERNAL, type Releasable, type Release } from './releasable.js';
 
+/** Options of `new RMMExternalMemoryManager()`. */
 export interface RMMExternalMemoryManagerOptions {
   /** The device it allocates on (default: the current device when it is constructed). */
   device?: number;
 }
 
+/** Options of `memhostalloc`: cuMemHostAlloc's flags. */
 export interface MemHostAllocOptions {
   /** Map it into the device's address space: a `MappedMemory` (default: a `PinnedMemory`). */
   mapped?: boolean;
-  /** Page-locked for every CUDA context, not only the device's. */
+  /** Page-locked for every CUDA context, not only the device's. Default false. */
   portable?: boolean;
-  /** Write-combined: faster for the device to read, slow for the host to read. */
+  /** Write-combined: faster for the device to read, slow for the host to read. Default false. */
   wc?: boolean;
 }
 
+/** Options of `mempin`. */
 export interface MemPinOptions {
   /** Map it into the device's address space: a `MappedMemory` (default: a `PinnedMemory`). */
   mapped?: boolean;
@@ -41,7 +44,9 @@ export interface MemPinOptions {
 
 /** Numba's `MemoryInfo`: bytes free and in total on the device. */
 export interface MemoryInfo {
+  /** Bytes free on the device. */
   free: number;
+  /** The device's memory in all, in bytes. */
   total: number;
 }
 

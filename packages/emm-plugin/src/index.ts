@@ -1,6 +1,8 @@
 /**
  * @rmmjs/emm-plugin: `RMMExternalMemoryManager`, RMM's Numba EMM plugin for JavaScript: the
  * interface a JavaScript GPU array library takes its memory through, over rmmjs.
+ *
+ * @packageDocumentation
  */
 export { RMMExternalMemoryManager } from './external-memory-manager.js';
 export type {

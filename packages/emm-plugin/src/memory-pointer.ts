@@ -35,6 +35,7 @@ export class MemoryPointer extends Releasable {
     return this.#init.ptr;
   }
 
+  /** The size in bytes. */
   get size(): number {
     this.checkLive();
     return this.#init.size;
@@ -65,6 +66,7 @@ export class MemoryPointer extends Releasable {
     return this.#owner === null ? super.freed : this.#owner.freed;
   }
 
+  /** The memory as a CUDA Array Interface (version 3) of bytes, with no stream. */
   get cudaArrayInterface(): CudaArrayInterface {
     return { data: [this.ptr, false], shape: [this.size], strides: null, typestr: '|u1', version: 3 };
   }

@@ -21,6 +21,7 @@ export class PinnedMemory extends Releasable {
     return this.#host.hostPtr;
   }
 
+  /** The size in bytes. */
   get size(): number {
     this.checkLive();
     return this.#size;

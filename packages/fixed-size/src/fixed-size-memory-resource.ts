@@ -10,10 +10,12 @@ import {
 } from '@rmmjs/core/internal';
 import { addon } from './addon.js';
 
-/** RMM's defaults. */
+/** RMM's default block size: 1 MiB. */
 export const DEFAULT_BLOCK_SIZE = 1 << 20;
+/** RMM's default number of blocks taken from the upstream at a time: 128. */
 export const DEFAULT_BLOCKS_TO_PREALLOCATE = 128;
 
+/** Options of `FixedSizeMemoryResource`. */
 export interface FixedSizeMemoryResourceOptions {
   /** Bytes per block, aligned up to 256 (default 1 MiB); a byte string is accepted. */
   blockSize?: number | string;

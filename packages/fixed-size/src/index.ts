@@ -1,4 +1,8 @@
-/** @rmmjs/fixed-size: RMM's fixed_size_memory_resource, blocks of one size. */
+/**
+ * @rmmjs/fixed-size: RMM's fixed_size_memory_resource, blocks of one size.
+ *
+ * @packageDocumentation
+ */
 export {
   FixedSizeMemoryResource,
   DEFAULT_BLOCK_SIZE,

@@ -3,6 +3,8 @@
  * resource. `rmmAllocator` (a `(byteLength) => DeviceBuffer` function, RMM's CuPy allocator),
  * `rmmMemoryAllocator` (the `Memory` shape of `@rapidsai/cuda`), and C hooks for native libraries
  * in the process (CuPy, PyTorch, ONNX Runtime): `allocatorHooks`.
+ *
+ * @packageDocumentation
  */
 export { rmmAllocator } from './rmm-allocator.js';
 export { RmmMemory, rmmMemoryAllocator } from './rmm-memory.js';

@@ -34,6 +34,7 @@ export class RmmMemory implements Disposable {
     return Number(ptr);
   }
 
+  /** The size in bytes. */
   get byteLength(): number {
     return this.#buffer.size;
   }
@@ -53,6 +54,7 @@ export class RmmMemory implements Disposable {
     return this.#buffer.freed;
   }
 
+  /** `'RmmMemory'`, so `Object.prototype.toString` gives `[object RmmMemory]`. */
   get [Symbol.toStringTag](): string {
     return 'RmmMemory';
   }

@@ -20,9 +20,16 @@ export interface CapsuleInfo {
   data?: bigint;
 }
 
+/**
+ * An export's lease: while an importer's view lives, it holds a shared lock on byte `slot` of the
+ * exporter's lease file, and the exporter refuses to free the memory.
+ */
 export interface IpcLease {
+  /** `/proc/<pid>/fd/<fd>` of the exporter's lease file. */
   path: string;
+  /** `<device>:<inode>` of that file, to check that `path` still names it. */
   file: string;
+  /** The export's byte in the file. */
   slot: number;
 }
 

@@ -18,8 +18,18 @@ import { addon, type CapsuleExternal, type CapsuleInfo } from './addon.js';
 import { dtypeArg, dtypeName, type DLPackDType, type DLPackDTypeName } from './dtypes.js';
 
 /** DLDeviceType values of the memory rmmjs has. */
-export const DLDeviceType = { kDLCPU: 1, kDLCUDA: 2, kDLCUDAHost: 3, kDLCUDAManaged: 13 } as const;
+export const DLDeviceType = {
+  /** Host memory the driver does not know, and all memory in host mode. */
+  kDLCPU: 1,
+  /** Device memory. */
+  kDLCUDA: 2,
+  /** Page-locked host memory (`PinnedHostMemoryResource`). */
+  kDLCUDAHost: 3,
+  /** Managed memory (`ManagedMemoryResource`). */
+  kDLCUDAManaged: 13,
+} as const;
 
+/** Options of `toDLPack`: the tensor's type and layout. */
 export interface ToDLPackOptions {
   /** A name (`'float32'`) or `{ code, bits, lanes? }`. Default `'uint8'`. */
   dtype?: DLPackDTypeName | DLPackDType;
@@ -61,25 +71,40 @@ export class DLPackCapsule implements Disposable {
     return addon.capsuleInfo(this.#external) === null;
   }
 
-  get version(): { major: number; minor: number } {
+  /** The DLPack version of the tensor, e.g. `{ major: 1, minor: 1 }`; `ERR_RMM_DISPOSED` once consumed. */
+  get version(): {
+    /** DLPack's major version. */
+    major: number;
+    /** DLPack's minor version. */
+    minor: number;
+  } {
     const { major, minor } = this.#info();
     return { major, minor };
   }
 
   /** The DLDevice: `type` is a DLDeviceType value (see `DLDeviceType`). */
-  get device(): { type: number; id: number } {
+  get device(): {
+    /** Where the memory is: a `DLDeviceType` value. */
+    type: number;
+    /** The device's number (DLDevice's `device_id`). */
+    id: number;
+  } {
     const info = this.#tensorInfo();
     return { type: info.deviceType as number, id: info.deviceId as number };
   }
 
   /** The DLDataType, with its name where it has one (`name: 'float32'`). */
-  get dtype(): DLPackDType & { name?: DLPackDTypeName } {
+  get dtype(): DLPackDType & {
+    /** The dtype's name in `dtypes`, where it has one. */
+    name?: DLPackDTypeName;
+  } {
     const info = this.#tensorInfo();
     const dtype = { code: info.code as number, bits: info.bits as number, lanes: info.lanes as number };
     const name = dtypeName(dtype);
     return name === undefined ? dtype : { ...dtype, name };
   }
 
+  /** The extent of each dimension, in elements. */
   get shape(): number[] {
     return this.#tensorInfo().shape as number[];
   }
@@ -89,6 +114,7 @@ export class DLPackCapsule implements Disposable {
     return this.#tensorInfo().strides as number[] | null;
   }
 
+  /** Bytes from `data` to the tensor's first element. */
   get byteOffset(): number {
     return this.#tensorInfo().byteOffset as number;
   }

@@ -3,6 +3,8 @@
  * for array libraries and native code in the same process, and CUDA IPC handles (exportIpcHandle,
  * openIpcHandle, sendIpcPool, receiveIpcPool) for other processes: Node, or Python with CuPy and
  * PyTorch (python/rmmjs_ipc.py).
+ *
+ * @packageDocumentation
  */
 export { DLPackCapsule, DLDeviceType, toDLPack, fromDLPack } from './dlpack.js';
 export type { ToDLPackOptions } from './dlpack.js';

@@ -23,6 +23,7 @@ import { addon, type IpcLease } from './addon.js';
  * (many buffers of a pool share one allocation).
  */
 export interface IpcHandle {
+  /** The format's version, 1 (`openIpcHandle` refuses any other). */
   version: 1;
   /** `'memory'`: a CUDA IPC memory handle (cuIpcGetMemHandle); `'pool'`: export data of an allocation of a memory pool shared with sendIpcPool (cuMemPoolExportPointer). */
   kind: 'memory' | 'pool';
@@ -158,6 +159,7 @@ export function openIpcHandle(handle: IpcHandle, options?: { stream?: Stream }):
   return adoptMemory(memory, { stream });
 }
 
+/** Options of `sendIpcPool` and `receiveIpcPool`. */
 export interface IpcPoolOptions {
   /** Milliseconds to wait for the other process. Default 60000. */
   timeout?: number;
@@ -202,9 +204,11 @@ export async function sendIpcPool(
 
 /** A memory pool another process shared (receiveIpcPool): opens that process's `'pool'` handles. */
 export class IpcPool implements Disposable {
+  /** The pool's id, as its `'pool'` handles name it (`IpcHandle.pool`). */
   readonly id: string;
   /** The device here. */
   readonly device: number;
+  /** The device's UUID, `GPU-...` as in `IpcHandle.deviceUuid`. */
   readonly deviceUuid: string;
   #open = true;
 
@@ -222,6 +226,7 @@ export class IpcPool implements Disposable {
     addon.closePool(this.id);
   }
 
+  /** Same as `close()`. */
   [Symbol.dispose](): void {
     this.close();
   }

@@ -1,6 +1,8 @@
 /**
  * @rmmjs/logging: RMM's logging. The debug logger's controls (levels, flushing), the
  * LoggingResourceAdaptor that writes RMM's CSV allocation log, and enableLogging() for every device.
+ *
+ * @packageDocumentation
  */
 export {
   LevelEnum,

@@ -9,13 +9,21 @@ import { invalidArgType, native } from '@rmmjs/core/internal';
 
 /** RMM's `level_enum` (rapids-logger's levels): `trace` (0) to `off` (6); `n_levels` counts them. */
 export enum LevelEnum {
+  /** The most verbose level (rmmjs itself logs nothing at it). */
   trace = 0,
+  /** Detail: the pool's growth, the arena's superblocks, the tracking adaptor's outstanding allocations. */
   debug = 1,
+  /** The default logging and flush level; the arena's dump when an allocation fails (`dumpLogOnFailure`). */
   info = 2,
+  /** Something rmmjs worked around, e.g. transferred buffers nobody claimed, freed at exit. */
   warn = 3,
+  /** A failure that could not be thrown, e.g. a free the C allocator hooks refused. */
   error = 4,
+  /** The most severe level (rmmjs itself logs nothing at it). */
   critical = 5,
+  /** As the logging level: nothing is logged. */
   off = 6,
+  /** The number of levels, not a level: the functions that take a level refuse it (`ERR_INVALID_ARG_TYPE`). */
   n_levels = 7,
 }
 
@@ -35,6 +43,7 @@ export function setLoggingLevel(level: LevelEnum): void {
   native.setLogLevel(levelArg(level));
 }
 
+/** The logging level: messages below it are not logged. */
 export function getLoggingLevel(): LevelEnum {
   return native.getLogLevel();
 }
@@ -44,6 +53,7 @@ export function setFlushLevel(level: LevelEnum): void {
   native.setFlushLevel(levelArg(level));
 }
 
+/** The flush level: messages at or above it are written to the file at once. */
 export function getFlushLevel(): LevelEnum {
   return native.getFlushLevel();
 }

@@ -10,6 +10,7 @@ import {
 } from '@rmmjs/core/internal';
 import { addon } from './addon.js';
 
+/** Options of `LoggingResourceAdaptor`. */
 export interface LoggingResourceAdaptorOptions {
   /** The CSV file to write (truncated); default `$RMM_LOG_FILE`. */
   logFileName?: string;

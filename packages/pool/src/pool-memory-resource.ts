@@ -2,6 +2,7 @@ import { type DeviceMemoryResource, UpstreamResourceAdaptor } from '@rmmjs/core'
 import { registerResourceClass, resourceHandle, validateOptions, validateSizeOption } from '@rmmjs/core/internal';
 import { addon } from './addon.js';
 
+/** Options of `PoolMemoryResource`; sizes are bytes or strings such as `'1 GiB'`. */
 export interface PoolMemoryResourceOptions {
   /**
    * Bytes taken from `upstream` at construction, a multiple of 256. Default: half the device's

@@ -9,6 +9,8 @@
  * `rmm.*` has everything of `@rmmjs/core` and the debug logger; `rmm.mr.*` the resources, the
  * adaptors and the per-device registry; `rmm.statistics.*` the statistics and the profiler;
  * `rmm.allocators.*` memory for array libraries; `rmm.interop.*` DLPack and CUDA IPC.
+ *
+ * @packageDocumentation
  */
 export * from '@rmmjs/core';
 export {

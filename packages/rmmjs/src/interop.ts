@@ -1,2 +1,6 @@
-/** `rmm.interop.*`: buffers crossing a boundary (DLPack, CUDA IPC between processes). */
+/**
+ * `rmm.interop.*`: buffers crossing a boundary (DLPack, CUDA IPC between processes).
+ *
+ * @module
+ */
 export * from '@rmmjs/interop';

@@ -1,4 +1,8 @@
-/** `rmm.mr.*`: every memory resource and adaptor, and the per-device resource registry. */
+/**
+ * `rmm.mr.*`: every memory resource and adaptor, and the per-device resource registry.
+ *
+ * @module
+ */
 export {
   DeviceMemoryResource,
   UpstreamResourceAdaptor,

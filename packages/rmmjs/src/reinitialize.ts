@@ -24,6 +24,7 @@ import {
 import { LoggingResourceAdaptor, logFileNameForDevice } from '@rmmjs/logging';
 import { PoolMemoryResource } from '@rmmjs/pool';
 
+/** Options of `reinitialize()`: what each device's new resource is. */
 export interface ReinitializeOptions {
   /** Wrap each device's resource in a `PoolMemoryResource`. Default false. */
   poolAllocator?: boolean;

@@ -1,2 +1,6 @@
-/** `rmm.statistics.*`: allocation statistics and the memory profiler. */
+/**
+ * `rmm.statistics.*`: allocation statistics and the memory profiler.
+ *
+ * @module
+ */
 export * from '@rmmjs/statistics';

@@ -79,7 +79,17 @@ export class ProfilerRecords {
   }
 
   /** The records as a plain object, `{ name: { numCalls, memoryTotal, memoryPeak } }`, for tooling. */
-  toJSON(): Record<string, { numCalls: number; memoryTotal: number; memoryPeak: number }> {
+  toJSON(): Record<
+    string,
+    {
+      /** How many times it ran. */
+      numCalls: number;
+      /** Bytes allocated over all calls. */
+      memoryTotal: number;
+      /** The most bytes live at once during any one call. */
+      memoryPeak: number;
+    }
+  > {
     const json: Record<string, { numCalls: number; memoryTotal: number; memoryPeak: number }> = {};
     for (const [name, { numCalls, memoryTotal, memoryPeak }] of this.#records) {
       json[name] = { numCalls, memoryTotal, memoryPeak };
@@ -87,6 +97,7 @@ export class ProfilerRecords {
     return json;
   }
 
+  /** The report, as `report()` with its default order. */
   toString(): string {
     return this.report();
   }

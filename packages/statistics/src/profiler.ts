@@ -11,6 +11,7 @@ import { ProfilerRecords, defaultProfilerRecords } from './profiler-records.js';
 import type { StatisticsResourceAdaptor } from './statistics-resource-adaptor.js';
 import { currentStatisticsAdaptor } from './statistics-stack.js';
 
+/** Options of `profiler()`. */
 export interface ProfilerOptions {
   /** Where the statistics go (default `defaultProfilerRecords`). */
   records?: ProfilerRecords;
@@ -40,6 +41,10 @@ export class ProfileScope implements Disposable {
     this.#adaptor?.pushCounters();
   }
 
+  /**
+   * Pops the counters and adds them to `records` under the scope's name (nothing when statistics
+   * were not enabled at creation); a second call does nothing.
+   */
   [Symbol.dispose](): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -109,7 +114,8 @@ function definingClassName(thisArg: unknown, key: string | symbol, method: Funct
   return undefined;
 }
 
-type AnyFunction = (this: any, ...args: any[]) => any;
+/** Any function, with any `this`: what `profiler()` can wrap. */
+export type AnyFunction = (this: any, ...args: any[]) => any;
 
 function profiled<F extends AnyFunction>(
   fn: F,

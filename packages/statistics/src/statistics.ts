@@ -2,11 +2,17 @@ import { validateInteger, validateOptions } from '@rmmjs/core/internal';
 
 /** The six counters, as `new Statistics({ currentBytes, ... })`. */
 export interface StatisticsInit {
+  /** Bytes allocated and not yet freed, as requested (not rounded). */
   currentBytes: number;
+  /** Allocations not yet freed. */
   currentCount: number;
+  /** The most `currentBytes` has been. */
   peakBytes: number;
+  /** The most `currentCount` has been. */
   peakCount: number;
+  /** Bytes allocated in all, freed or not. */
   totalBytes: number;
+  /** Allocations made in all, freed or not. */
   totalCount: number;
 }
 
@@ -23,11 +29,17 @@ export function counterArg(value: unknown, name: string): number {
  * on the stack counts from zero, so its current values can be negative.
  */
 export class Statistics implements StatisticsInit {
+  /** Bytes allocated and not yet freed, as requested (not rounded). */
   currentBytes: number;
+  /** Allocations not yet freed. */
   currentCount: number;
+  /** The most `currentBytes` has been. */
   peakBytes: number;
+  /** The most `currentCount` has been. */
   peakCount: number;
+  /** Bytes allocated in all, freed or not. */
   totalBytes: number;
+  /** Allocations made in all, freed or not. */
   totalCount: number;
 
   constructor(init: StatisticsInit);

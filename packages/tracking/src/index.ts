@@ -1,2 +1,6 @@
-/** @rmmjs/tracking: RMM's tracking_resource_adaptor, every outstanding allocation remembered. */
+/**
+ * @rmmjs/tracking: RMM's tracking_resource_adaptor, every outstanding allocation remembered.
+ *
+ * @packageDocumentation
+ */
 export { TrackingResourceAdaptor, type TrackingResourceAdaptorOptions } from './tracking-resource-adaptor.js';

@@ -11,6 +11,7 @@ function captureStack(): string {
 }
 addon.setStackCapturer(captureStack);
 
+/** Options of `TrackingResourceAdaptor`. */
 export interface TrackingResourceAdaptorOptions {
   /** Record the call stack of every allocation (default `false`). */
   captureStacks?: boolean;

@@ -27,29 +27,49 @@ import { median, pairNs, randomWorkload, runRandomWorkload } from './workloads.j
 const MiB = 1 << 20;
 const GiB = 1 << 30;
 
+/** The resource names `rmmjs bench --resources` and `BenchOptions.resources` accept. */
 export const BENCH_RESOURCES = ['cuda', 'async', 'pinned', 'pool', 'arena', 'fixed-size', 'binning'] as const;
+/** A resource of `rmmjs bench`: one of `BENCH_RESOURCES`. */
 export type BenchResourceName = (typeof BENCH_RESOURCES)[number];
 
+/** One measurement of `runBench`: a line of `rmmjs bench`. */
 export interface BenchRow {
+  /** What it measures: the resource's class name, `DeviceBuffer` or `copies`. */
   group: string;
+  /** The measurement, e.g. `pair 1 MiB from JS`. */
   name: string;
+  /** The result, in `unit`. */
   value: number;
+  /** `ns` (per allocate+free pair, or per `DeviceBuffer` create+free), `ns/op`, `Mops/s` or `GB/s`. */
   unit: string;
+  /** A remark printed after the value (empty in `runBench`'s rows). */
   note: string;
 }
 
+/** What `runBench` measured (`rmmjs bench --json` prints it). */
 export interface BenchReport {
+  /** True on a GPU, false in host mode. */
   gpu: boolean;
+  /** The current device's name, or `host` in host mode. */
   device: string;
+  /** Whether it ran a tenth of the iterations (`BenchOptions.quick`). */
   quick: boolean;
+  /** The measurements, in the order they were made. */
   rows: BenchRow[];
   /** Resources that did not run, or stopped part of the way, and why. */
-  skipped: { resource: BenchResourceName; why: string }[];
+  skipped: {
+    /** The resource. */
+    resource: BenchResourceName;
+    /** Why: `needs a GPU (host mode)`, `could not be built: ...` or `stopped: ...` with the error's message. */
+    why: string;
+  }[];
 }
 
+/** Options of `runBench`. */
 export interface BenchOptions {
+  /** The resources to measure (default: all of `BENCH_RESOURCES`). */
   resources?: readonly BenchResourceName[];
-  /** A tenth of the iterations. */
+  /** A tenth of the iterations (default false). */
   quick?: boolean;
   /** Each row as it is measured. */
   onRow?: (row: BenchRow) => void;
@@ -134,6 +154,13 @@ function disposeStack(mr: DeviceMemoryResource): void {
   for (const each of stack) each[Symbol.dispose]();
 }
 
+/**
+ * Runs `rmmjs bench`: per resource, ns per allocate+free pair of 1 MiB and per operation of the
+ * random workload (and, for pool and arena, operations per second of 1, 2, 4 and 8 worker threads),
+ * then `DeviceBuffer` create+free of 64 bytes on the current device resource and host<->device
+ * copies. A resource that cannot be built, or fails part of the way, goes to `skipped` (the rows it
+ * measured stay).
+ */
 export async function runBench(options: BenchOptions = {}): Promise<BenchReport> {
   const { quick = false, onRow = () => {}, onStep = () => {} } = options;
   const gpu = cuda.isAvailable();

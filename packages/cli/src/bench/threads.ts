@@ -6,6 +6,11 @@ import * as core from '@rmmjs/core';
 
 const coreUrl = import.meta.resolve('@rmmjs/core');
 
+/**
+ * Operations per second (an allocate+free pair counts as two) of `workers` worker threads sharing
+ * `mr`, each doing pairs of `nbytes` bytes (default 1 MiB) for `seconds` (default 1). `mr` is the
+ * current device resource while they run; the previous one is put back.
+ */
 export async function threadOpsPerSecond(
   mr: core.DeviceMemoryResource,
   workers: number,

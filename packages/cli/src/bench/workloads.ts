@@ -13,10 +13,15 @@ export function random(seed: number): () => number {
   };
 }
 
+/** A random workload from `randomWorkload`: one entry per step in `sizes` and in `frees`. */
 export interface RandomWorkload {
+  /** Each step's allocation size in bytes; 0 for a step that frees. */
   sizes: Float64Array;
+  /** For a step that frees, the index of the live allocation to free (the last live one takes its place). */
   frees: Float64Array;
+  /** The number of steps. */
   steps: number;
+  /** The allocations still live after the last step (`runRandomWorkload` frees them, and counts them). */
   remaining: number;
 }
 
@@ -50,7 +55,9 @@ export function randomWorkload({
 
 /** What the workloads allocate from: any resource. */
 export interface Allocator {
+  /** Allocates `nbytes` bytes; returns the address. */
   allocate(nbytes: number): bigint;
+  /** Frees the `nbytes` bytes at `ptr` that `allocate` returned. */
   deallocate(ptr: bigint, nbytes: number): void;
 }
 

@@ -26,11 +26,18 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/** What `runDemo` measured. */
 export interface DemoResult {
   /** The statistics adaptor's counters after the workload. */
   statistics: Statistics;
+  /** The pool's size in bytes after the workload (it starts at 64 MiB). */
   poolSize: number;
+  /** The profiler's records of the four steps: upload, resize, round trip, free. */
   records: ProfilerRecords;
+  /**
+   * The class names of the demo's resource stack, top first: the statistics adaptor, the pool, then
+   * the device resource and its upstreams.
+   */
   resourceStack: string[];
 }
 

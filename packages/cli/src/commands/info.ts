@@ -10,19 +10,39 @@ const COMPUTE_CAPABILITY_MINOR = 76;
 const PAGEABLE_MEMORY_ACCESS = 88;
 const MEMORY_POOLS_SUPPORTED = 115;
 
+/** A device as `rmmjs info` reports it. */
 export interface DeviceInfo {
+  /** The device number, as `cuda.setDevice` takes it. */
   id: number;
+  /** The device's name, e.g. `NVIDIA H200`. */
   name: string;
+  /** The compute capability as `major.minor`, e.g. `9.0`. */
   computeCapability: string;
-  memory: { free: number; total: number };
+  /** The device's memory when `collectInfo` ran. */
+  memory: {
+    /** Bytes free. */
+    free: number;
+    /** Bytes in all. */
+    total: number;
+  };
   /** The device reads pageable host memory (HMM or ATS): SystemMemoryResource works on it. */
   pageableMemoryAccess: boolean;
   /** Stream-ordered memory pools (cudaMallocAsync): CudaAsyncMemoryResource works on it. */
   memoryPools: boolean;
 }
 
+/** What `rmmjs info` reports (`--json` prints this object). */
 export interface MachineInfo {
-  versions: { cli: string; core: string; node: string };
+  /** The versions of the command, of the core and of Node.js. */
+  versions: {
+    /** `@rmmjs/cli`'s version. */
+    cli: string;
+    /** `@rmmjs/core`'s version. */
+    core: string;
+    /** Node.js's version, as `process.version` (e.g. `v20.19.0`). */
+    node: string;
+  };
+  /** `cuda` with a driver and at least one device, else `host`. */
   mode: 'cuda' | 'host';
   /** Why host mode is active (null on CUDA). */
   hostModeReason: string | null;
@@ -30,9 +50,16 @@ export interface MachineInfo {
   driverVersion: number | null;
   /** `RMMJS_CUDA_LIBRARY` when set, else the library the loader looks for. */
   driverLibrary: string;
+  /** Each device, by number (none in host mode). */
   devices: DeviceInfo[];
   /** Host memory, in host mode (where "device memory" is host memory). */
-  hostMemory: { free: number; total: number } | null;
+  hostMemory: {
+    /** Bytes free. */
+    free: number;
+    /** Bytes in all. */
+    total: number;
+  } | null;
+  /** This thread's current device (`cuda.getDevice()`; 0 in host mode). */
   currentDevice: number;
   /** The current device's resource and its upstreams, top first. */
   resourceStack: string[];
@@ -81,6 +108,7 @@ export function formatDriverVersion(version: number): string {
 
 const yesNo = (value: boolean) => (value ? 'yes' : 'no');
 
+/** The lines `rmmjs info` prints for `info` (without `--json`). */
 export function formatInfo(info: MachineInfo): string[] {
   const { versions } = info;
   const lines = [`rmmjs ${versions.cli} (@rmmjs/core ${versions.core}, Node.js ${versions.node})`];

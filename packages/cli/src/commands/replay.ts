@@ -32,6 +32,10 @@ export function parseSize(text: string): number {
 
 const plural = (count: number, word: string) => `${formatCount(count)} ${word}${count === 1 ? '' : 's'}`;
 
+/**
+ * The lines `rmmjs replay` prints for `report` (without `--json`): the log's summary, a table of the
+ * allocators that ran, a line for each one skipped or stopped, and what the columns mean.
+ */
 export function formatReplay(report: ReplayReport): string[] {
   const { log } = report;
   const lines = [

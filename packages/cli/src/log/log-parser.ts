@@ -28,6 +28,7 @@ const quoted = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice
 
 /** Reads a log line by line; `finish()` returns the log. */
 export class LogParser {
+  /** The name errors give for the log: its file, or the name given to `parseLog`. */
   readonly source: string;
   #lineNumber = 0;
   #columns: number[] | undefined;
@@ -207,6 +208,7 @@ export class LogParser {
     return allocation.slot;
   }
 
+  /** The log, once every line has been given; a log without a header is `LogFormatError`. */
   finish(): AllocationLog {
     if (this.#columns === undefined) {
       throw new LogFormatError(

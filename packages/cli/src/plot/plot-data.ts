@@ -4,25 +4,35 @@ import { Action, type AllocationLog } from '../log/allocation-log.js';
 /** Above this many events the in-use series keeps, per time interval, its lowest and highest point. */
 export const MAX_POINTS = 4000;
 
+/** A point of the in-use series: what the log holds after an event. */
 export interface InUsePoint {
   /** Microseconds since the first row. */
   time: number;
+  /** Bytes allocated and not yet freed. */
   bytes: number;
 }
 
+/** A bar of the allocation size histogram. */
 export interface SizeClass {
   /** Allocations of more than half of `upTo` and at most `upTo` bytes (powers of two; every class from the smallest to the largest, empty ones too). */
   upTo: number;
+  /** How many allocations the class has. */
   count: number;
+  /** Their bytes, added up. */
   bytes: number;
 }
 
+/** What `rmmjs plot` draws, computed from a log by `plotData`. */
 export interface PlotData {
+  /** Bytes in use after each allocation and free, from `{ time: 0, bytes: 0 }`; at most `MAX_POINTS` points. */
   inUse: InUsePoint[];
   /** Whether `inUse` was thinned to MAX_POINTS. */
   thinned: boolean;
+  /** The allocation sizes by power of two, smallest first. */
   sizes: SizeClass[];
+  /** The most bytes the log holds at once (`AllocationLog.peakBytes`). */
   peakBytes: number;
+  /** Microseconds from the first row to the last. */
   durationUs: number;
 }
 
@@ -83,6 +93,7 @@ function sizeClasses(log: AllocationLog): SizeClass[] {
   return filled;
 }
 
+/** What `rmmjs plot` draws for `log`: memory in use over time and the allocation sizes. */
 export function plotData(log: AllocationLog): PlotData {
   const series = inUseSeries(log);
   let durationUs = 0;

@@ -6,6 +6,7 @@ const VEGA = 6;
 const VEGA_LITE = 6;
 const VEGA_EMBED = 7;
 
+/** Renders a Vega-Lite specification to SVG in Node, with Vega's headless view (no browser). */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   // Loaded here: the other commands start without the charting libraries.
   const [vega, vegaLite] = await Promise.all([import('vega'), import('vega-lite')]);

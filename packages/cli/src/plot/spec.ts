@@ -23,6 +23,10 @@ function timeUnit(durationUs: number): [string, number] {
   return ['µs', 1];
 }
 
+/**
+ * The Vega-Lite specification `rmmjs plot` renders for `log`: memory in use over time above a
+ * histogram of allocation sizes, drawn from `data` (default `plotData(log)`).
+ */
 export function plotSpec(log: AllocationLog, data: PlotData = plotData(log)): TopLevelSpec {
   const [bytesName, bytesScale] = byteUnit(data.peakBytes);
   const [timeName, timeScale] = timeUnit(data.durationUs);

@@ -18,6 +18,7 @@ import { Action, type AllocationLog } from '../log/allocation-log.js';
 import { abortReplay, CONTROL_LENGTH, PROGRESS, type ReplayWorkerData, type ReplayWorkerResult } from './protocol.js';
 import { buildReplayStack, DEFAULT_REPLAY_RESOURCES, unavailableReason, type ReplayResourceName } from './resources.js';
 
+/** Options of `replayLog`. */
 export interface ReplayOptions {
   /** The allocators (default: `DEFAULT_REPLAY_RESOURCES`). */
   resources?: ReplayResourceName[];
@@ -27,9 +28,11 @@ export interface ReplayOptions {
   onProgress?: (resource: ReplayResourceName, done: number, total: number) => void;
 }
 
+/** What the replay of one allocator gave: a row of `rmmjs replay`'s table. */
 export interface ReplayResult {
+  /** The allocator, by its name in `--resources`. */
   resource: ReplayResourceName;
-  /** The allocator's class (null when it was skipped). */
+  /** The allocator's class (null when it was skipped or could not be built). */
   className: string | null;
   /** Why it was not replayed here (null when it was). */
   skipped: string | null;
@@ -49,27 +52,46 @@ export interface ReplayResult {
   failures: number;
 }
 
+/** What `rmmjs replay` says about a log before its table. */
 export interface LogSummary {
+  /** The log's file (`AllocationLog.source`). */
   source: string;
+  /** The number of rows. */
   events: number;
+  /** Rows `allocate`, as `AllocationLog.allocations` counts them. */
   allocations: number;
+  /** Rows `free`, as `AllocationLog.frees` counts them. */
   frees: number;
   /** `allocate failure` rows: logged, not replayed. */
   loggedFailures: number;
+  /** The number of logged threads (each replays in a worker thread of its own). */
   threads: number;
+  /** The number of logged streams. */
   streams: number;
+  /** The most bytes the log holds at once. */
   peakBytes: number;
+  /** The largest allocation, in bytes. */
   largestAllocation: number;
   /** Allocations the log never frees (the replay frees them after the clock stops). */
-  leaked: { count: number; bytes: number };
+  leaked: {
+    /** How many. */
+    count: number;
+    /** Their bytes, added up. */
+    bytes: number;
+  };
 }
 
+/** What `replayLog` returns (`rmmjs replay --json` prints it). */
 export interface ReplayReport {
+  /** The log's summary. */
   log: LogSummary;
+  /** The bound on what each allocator could take from upstream, in bytes (`ReplayOptions.size`; null: none). */
   size: number | null;
+  /** One result per allocator, in the order they were asked for. */
   results: ReplayResult[];
 }
 
+/** The counts of a parsed log that `rmmjs replay` prints. */
 export function summarizeLog(log: AllocationLog): LogSummary {
   return {
     source: log.source,
@@ -160,6 +182,7 @@ function eventsByThread(log: AllocationLog): Int32Array[] {
   return lists;
 }
 
+/** What `replayOn` reports about one replay. */
 export interface ReplayOutcome {
   /** Milliseconds from the first event to the last (null when the replay stopped). */
   timeMs: number | null;

@@ -20,7 +20,9 @@ import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { formatBytes } from '../format.js';
 import type { AllocationLog } from '../log/allocation-log.js';
 
+/** The allocators `rmmjs replay --resources` and `ReplayOptions.resources` can name. */
 export const REPLAY_RESOURCES = ['cuda', 'managed', 'async', 'pool', 'arena', 'binning', 'fixed-size'] as const;
+/** An allocator of `rmmjs replay`: one of `REPLAY_RESOURCES`. */
 export type ReplayResourceName = (typeof REPLAY_RESOURCES)[number];
 
 /** RMM's FixedSizeMemoryResource default block size: the largest allocation it serves. */

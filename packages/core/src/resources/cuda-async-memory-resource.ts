@@ -2,12 +2,13 @@ import { DeviceMemoryResource, registerResourceClass, resourceHandle } from '../
 import { native } from '../native.js';
 import { validateBoolean, validateOptions, validateSizeOption } from '../validate.js';
 
+/** Options of `CudaAsyncMemoryResource`; sizes are bytes or strings such as `'1 GiB'` (see `parseBytes`). */
 export interface CudaAsyncMemoryResourceOptions {
   /** Bytes to allocate and release at once, so the pool starts with them. Default: none. */
   initialPoolSize?: number | string;
   /** Unused pool memory above this is returned at synchronisation points. Default: no limit. */
   releaseThreshold?: number | string;
-  /** Allow exporting allocations as POSIX file descriptors for CUDA IPC. */
+  /** Allow exporting allocations as POSIX file descriptors for CUDA IPC. Default false. */
   enableIpc?: boolean;
 }
 
