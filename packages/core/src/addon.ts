@@ -45,9 +45,10 @@ export interface AddonInit {
  * `init(coreApi, makeError, holdJsException)` (what RMMJS_ADDON in rmmjs/addon.hpp defines; a
  * plain-C addon implements it by hand). The addon is `build/Release/<name>.node` when built from
  * source, else the prebuild in `prebuilds/<platform>-<arch>/` (node-gyp-build's layout, e.g.
- * `prebuilds/linux-x64/<name>.napi.glibc.node`). An addon that cannot be loaded, or that refuses
- * core's table (another ABI major, or a newer minor than this core's), throws an error that says
- * what to do; `packageName` names the addon in it.
+ * `prebuilds/linux-x64/<name>.napi.glibc.node`). An addon that cannot be loaded throws an
+ * `RMMError` with code `ERR_RMM_ADDON_LOAD_FAILED` that says what to do (`packageName` names the
+ * addon in it); one that refuses core's table (another ABI major, or a newer minor than this
+ * core's) throws its own error.
  */
 export function loadAddon<T>(moduleUrl: string, packageDir: string, packageName: string): T {
   if (typeof moduleUrl !== 'string') throw invalidArgType('moduleUrl', 'of type string', moduleUrl);
