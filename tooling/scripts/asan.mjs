@@ -24,10 +24,15 @@ const filter = args.find((a) => !a.startsWith('--'))?.split(',');
 const selected = (name) => !filter || filter.some((part) => name.includes(part));
 const nativePackages = workspacePackages().filter((p) => existsSync(join(p.dir, 'CMakeLists.txt')));
 
-// The files a normal build makes: build/Release/*.node and build/*.so.
+// The files a normal build makes: build/Release/*.node, build/*.so and the test-only addons,
+// build/test-addons/<name>/build/Release/<name>.node.
 function outputsOf(dir) {
   const found = [];
-  for (const sub of ['', 'Release']) {
+  const testAddons = join(dir, 'test-addons');
+  const testAddonDirs = existsSync(testAddons)
+    ? readdirSync(testAddons).map((name) => join('test-addons', name, 'build', 'Release'))
+    : [];
+  for (const sub of ['', 'Release', ...testAddonDirs]) {
     const at = join(dir, sub);
     if (!existsSync(at)) continue;
     for (const name of readdirSync(at)) {

@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import { loadAddon, resourceHandle } from '@rmmjs/core/addon';
 
-const addon = loadAddon(import.meta.url, './build/Release/rmmjs_test_addon.node', '@rmmjs/test-addon');
+const addon = loadAddon(import.meta.url, '.', '@rmmjs/test-addon');
 
 export function nativeThreadsWorkload(mr, options) {
   const { threads, iterations, minBytes, maxBytes, maxLive, seed = 1, check = false } = options;
@@ -45,5 +45,5 @@ export const initAddon = addon.init;
  * PyTorch, ONNX Runtime): it calls them by address, from this thread or threads of its own.
  */
 export const allocatorHookConsumer = createRequire(import.meta.url)(
-  './build/Release/rmmjs_allocator_hook_consumer.node',
+  './build/test-addons/rmmjs_allocator_hook_consumer/build/Release/rmmjs_allocator_hook_consumer.node',
 );

@@ -21,4 +21,4 @@ export interface ArenaAddon {
   summary(mr: ResourceHandle): ArenaSummary;
 }
 
-export const addon = loadAdaptorAddon<ArenaAddon>(import.meta.url, '../build/Release/rmmjs_arena.node', '@rmmjs/arena');
+export const addon = loadAdaptorAddon<ArenaAddon>(import.meta.url, '..', '@rmmjs/arena');

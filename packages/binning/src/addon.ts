@@ -7,8 +7,4 @@ export interface BinningAddon {
   bins(mr: ResourceHandle): ResourceHandle[];
 }
 
-export const addon = loadAdaptorAddon<BinningAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_binning.node',
-  '@rmmjs/binning',
-);
+export const addon = loadAdaptorAddon<BinningAddon>(import.meta.url, '..', '@rmmjs/binning');

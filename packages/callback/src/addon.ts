@@ -7,8 +7,4 @@ export interface CallbackAddon {
   create(allocate: NativeAllocate, deallocate: NativeDeallocate): ResourceHandle;
 }
 
-export const addon = loadAdaptorAddon<CallbackAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_callback.node',
-  '@rmmjs/callback',
-);
+export const addon = loadAdaptorAddon<CallbackAddon>(import.meta.url, '..', '@rmmjs/callback');

@@ -40,21 +40,30 @@ export interface AddonInit {
 }
 
 /**
- * Loads the native addon at `relativePath` (relative to the module `moduleUrl`, e.g.
- * `'../build/Release/my_addon.node'` from `import.meta.url`) and calls its
+ * Loads the native addon of the package directory `packageDir` (relative to the module
+ * `moduleUrl`: `'..'` from `dist/index.js` with `import.meta.url`) and calls its
  * `init(coreApi, makeError, holdJsException)` (what RMMJS_ADDON in rmmjs/addon.hpp defines; a
- * plain-C addon implements it by hand). An addon that cannot be loaded, or that refuses core's
- * table (another ABI major, or a newer minor than this core's), throws an error that says what
- * to do; `packageName` names the addon in it.
+ * plain-C addon implements it by hand). The addon is `build/Release/<name>.node` when built from
+ * source, else the prebuild in `prebuilds/<platform>-<arch>/` (node-gyp-build's layout, e.g.
+ * `prebuilds/linux-x64/<name>.napi.glibc.node`). An addon that cannot be loaded throws an
+ * `RMMError` with code `ERR_RMM_ADDON_LOAD_FAILED` that says what to do (`packageName` names the
+ * addon in it); one that refuses core's table (another ABI major, or a newer minor than this
+ * core's) throws its own error.
  */
-export function loadAddon<T>(moduleUrl: string, relativePath: string, packageName: string): T {
+export function loadAddon<T>(moduleUrl: string, packageDir: string, packageName: string): T {
   if (typeof moduleUrl !== 'string') throw invalidArgType('moduleUrl', 'of type string', moduleUrl);
-  if (typeof relativePath !== 'string') throw invalidArgType('relativePath', 'of type string', relativePath);
+  if (typeof packageDir !== 'string') throw invalidArgType('packageDir', 'of type string', packageDir);
   if (typeof packageName !== 'string') throw invalidArgType('packageName', 'of type string', packageName);
   if (!URL.canParse(moduleUrl) || new URL(moduleUrl).protocol !== 'file:') {
     throw invalidArgValue('moduleUrl', `must be a file: URL such as import.meta.url. Received '${moduleUrl}'`);
   }
-  const addon = requireAddon<T & AddonInit>(moduleUrl, relativePath, packageName);
+  if (packageDir.endsWith('.node')) {
+    throw invalidArgValue(
+      'packageDir',
+      `must name the package's directory (the addon is found in its build/Release/ or prebuilds/), not a .node file. Received '${packageDir}'`,
+    );
+  }
+  const addon = requireAddon<T & AddonInit>(moduleUrl, packageDir, packageName);
   addon.init(coreApi, makeError, holdJsException);
   return addon;
 }

@@ -1,25 +1,54 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { RMMError } from './errors.js';
+import { supportedPlatforms } from './supported-platforms.js';
+
+// node-gyp-build picks the addon of a package directory: build/Release/*.node (a source build)
+// first, then the prebuild in prebuilds/<platform>-<arch>/ whose tags (napi, glibc) fit this Node.
+const nodeGypBuild = createRequire(import.meta.url)('node-gyp-build') as { path(dir: string): string };
 
 /**
- * Loads a package's native addon from `relativePath` (relative to the module `moduleUrl`, e.g.
- * `../build/Release/rmmjs_core.node` from `dist/`). When that fails, one error lists what to do.
+ * Loads the native addon of the package directory `packageDir` (relative to the module
+ * `moduleUrl`, e.g. `..` from `dist/`): its `build/Release/<name>.node` when built from source,
+ * else its prebuild `prebuilds/linux-x64/<name>.napi.glibc.node`. When that fails it throws one
+ * `RMMError` (`ERR_RMM_ADDON_LOAD_FAILED`) that lists what to do, with the underlying error as
+ * its `cause`.
  */
-export function loadAddon<T>(moduleUrl: string, relativePath: string, packageName: string): T {
-  const path = fileURLToPath(new URL(relativePath, moduleUrl));
+export function loadAddon<T>(moduleUrl: string, packageDir: string, packageName: string): T {
+  const dir = fileURLToPath(new URL(packageDir, moduleUrl)).replace(/(.)\/$/, '$1');
+  let file: string | undefined;
   try {
-    return createRequire(moduleUrl)(path) as T;
+    file = nodeGypBuild.path(dir);
+    return createRequire(moduleUrl)(file) as T;
   } catch (cause) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    throw new Error(
-      [
-        `Could not load the native addon of ${packageName} (${path}): ${reason}`,
-        'Possible fixes:',
-        `- build it: \`pnpm build\` in the rmmjs repository, or \`npm rebuild ${packageName}\` (needs cmake >= 3.18 and a C++17 compiler; no CUDA toolkit)`,
-        `- use Node.js >= 20.19 on Linux x64 or arm64 (this is Node.js ${process.version} on ${process.platform}-${process.arch})`,
-        '- install matching versions of all @rmmjs packages (one @rmmjs/core per install)',
-      ].join('\n'),
-      { cause },
-    );
+    throw addonLoadError(packageName, dir, file, cause);
   }
+}
+
+// This Node.js, platform and C library, as the error compares them with the supported ones.
+function thisRuntime(): string {
+  let libc = '';
+  if (process.platform === 'linux') {
+    const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+    const glibc = report?.header?.glibcVersionRuntime;
+    libc = glibc ? `, glibc ${glibc}` : ', not glibc (musl?)';
+  }
+  return `Node.js ${process.version} (Node-API ${process.versions.napi}) on ${process.platform}-${process.arch}${libc}`;
+}
+
+function addonLoadError(packageName: string, dir: string, file: string | undefined, cause: unknown): RMMError {
+  const reason = (cause instanceof Error ? cause.message : String(cause)).trim().replace(/\s*\n\s*/g, '; ');
+  const { prebuilds, glibc, glibcxx, node, nodeApi } = supportedPlatforms;
+  const where = file === undefined ? `found none in ${dir}` : `${file} did not load`;
+  return new RMMError(
+    [
+      `Could not load the native addon of ${packageName} (${where}): ${reason}`,
+      'What to do:',
+      `- Use a platform with a prebuilt addon: ${prebuilds.join(', ')} with glibc >= ${glibc} and the libstdc++ of GCC >= 12 (GLIBCXX_${glibcxx}), Node.js >= ${node} with Node-API ${nodeApi}. This is ${thisRuntime()}.`,
+      `- Or build it from source, with cmake >= 3.18 and a C++17 compiler (no CUDA toolkit): in your project \`npm install --save-dev cmake-js@8 node-addon-api@8\`, then \`npx cmake-js compile --directory ${dir}\` (a build in its build/Release/ is loaded first). In a clone of the rmmjs repository: \`pnpm build\`.`,
+      '- Install the same version of every @rmmjs package (one @rmmjs/core per install).',
+      '- Once it loads, `npx rmmjs info` says which CUDA driver and GPUs rmmjs finds (the driver is loaded at run time; without one, rmmjs runs in host mode).',
+    ].join('\n'),
+    { code: 'ERR_RMM_ADDON_LOAD_FAILED', cause },
+  );
 }

@@ -158,7 +158,7 @@ export interface NativeCore {
 
 export type MakeErrorFn = (status: number, message: string, cudaCode: number, nodeCode?: string) => Error;
 
-export const native = loadAddon<NativeCore>(import.meta.url, '../build/Release/rmmjs_core.node', '@rmmjs/core');
+export const native = loadAddon<NativeCore>(import.meta.url, '..', '@rmmjs/core');
 
 // The error a JavaScript callback threw inside a native chain, on its way to the caller.
 let heldException: { error: unknown } | undefined;

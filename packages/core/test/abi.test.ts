@@ -35,8 +35,9 @@ interface Consumer {
 }
 
 const require = createRequire(import.meta.url);
-const consumer = require('../build/Release/rmmjs_test_consumer.node') as Consumer;
-const consumer11 = require('../build/Release/rmmjs_test_consumer_1_1.node') as Consumer;
+const consumer = require('../build/test-addons/rmmjs_test_consumer/build/Release/rmmjs_test_consumer.node') as Consumer;
+const consumer11 =
+  require('../build/test-addons/rmmjs_test_consumer_1_1/build/Release/rmmjs_test_consumer_1_1.node') as Consumer;
 
 const OK = 0;
 const OUT_OF_MEMORY = 1;
@@ -262,7 +263,7 @@ describe('a resource implemented in plain C (test/addon/counting_adaptor.c)', ()
       // addon), allocates through it, and stacks its own adaptor on it.
       const seen = await runInWorker(
         `const mr = core.getCurrentDeviceResource();
-         const counting = coreAddon.loadAddon(workerData.addonUrl, './rmmjs_counting_adaptor.node', 'counting-adaptor');
+         const counting = coreAddon.loadAddon(workerData.addonUrl, './rmmjs_counting_adaptor', 'counting-adaptor');
          const own = coreAddon.wrapResource(counting.create(coreAddon.resourceHandle(mr, 'upstream')));
          const ptr = own.allocate(2048);
          const counts = [counting.counts(coreAddon.resourceHandle(mr, 'mr')), counting.counts(coreAddon.resourceHandle(own, 'own'))];
@@ -271,7 +272,7 @@ describe('a resource implemented in plain C (test/addon/counting_adaptor.c)', ()
          return [mr.constructor.name, counts];`,
         {
           modules: { coreAddon: '@rmmjs/core/addon' },
-          workerData: { addonUrl: new URL('../build/Release/', import.meta.url).href },
+          workerData: { addonUrl: new URL('../build/test-addons/', import.meta.url).href },
         },
       );
       expect(seen).toEqual([

@@ -22,7 +22,7 @@ describe('loadAddon', () => {
   it('refuses arguments that are not strings, and a module URL that is not a file: URL', () => {
     const load = loadAddon as (...args: unknown[]) => unknown;
     expectCode(() => load(5, 'x.node', 'pkg'), TypeError, 'ERR_INVALID_ARG_TYPE', 'moduleUrl');
-    expectCode(() => load(import.meta.url, null, 'pkg'), TypeError, 'ERR_INVALID_ARG_TYPE', 'relativePath');
+    expectCode(() => load(import.meta.url, null, 'pkg'), TypeError, 'ERR_INVALID_ARG_TYPE', 'packageDir');
     expectCode(() => load(import.meta.url, 'x.node', {}), TypeError, 'ERR_INVALID_ARG_TYPE', 'packageName');
     // A Proxy of a resource once ran the resource's toString on the Proxy (a bare TypeError).
     const proxy = new Proxy(getCurrentDeviceResource(), {});
@@ -36,10 +36,17 @@ describe('loadAddon', () => {
     );
   });
 
-  it('a file that cannot be loaded is still the error that lists the fixes', () => {
-    expect(() => loadAddon(import.meta.url, './missing.node', 'pkg')).toThrow(
-      /^Could not load the native addon of pkg/,
+  it('takes the package directory, not the .node file (node-gyp-build finds it there)', () => {
+    expectCode(
+      () => loadAddon(import.meta.url, '../build/Release/rmmjs_core.node', 'pkg'),
+      TypeError,
+      'ERR_INVALID_ARG_VALUE',
+      'packageDir',
     );
+  });
+
+  it('a directory without an addon is still the error that lists the fixes', () => {
+    expect(() => loadAddon(import.meta.url, './missing', 'pkg')).toThrow(/^Could not load the native addon of pkg/);
   });
 });
 

@@ -17,7 +17,7 @@ export interface CountingAddon {
 
 export const counting = loadAddon<CountingAddon>(
   import.meta.url,
-  '../build/Release/rmmjs_counting_adaptor.node',
+  '../build/test-addons/rmmjs_counting_adaptor',
   'counting-adaptor',
 );
 

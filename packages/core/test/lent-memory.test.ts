@@ -35,7 +35,7 @@ interface Lender {
 }
 
 const require = createRequire(import.meta.url);
-const lender = require('../build/Release/rmmjs_test_lender.node') as Lender;
+const lender = require('../build/test-addons/rmmjs_test_lender/build/Release/rmmjs_test_lender.node') as Lender;
 lender.init(coreApi);
 
 interface Counts {
@@ -45,7 +45,7 @@ interface Counts {
 }
 const counting = loadAddon<{ create(upstream: ResourceHandle): ResourceHandle; counts(mr: ResourceHandle): Counts }>(
   import.meta.url,
-  '../build/Release/rmmjs_counting_adaptor.node',
+  '../build/test-addons/rmmjs_counting_adaptor',
   'counting-adaptor',
 );
 
@@ -153,7 +153,7 @@ describe('a DeviceBuffer over lent memory (adoptMemory)', () => {
     const run = runInProcess(
       `const { createRequire } = await import('node:module');
        const { coreApi, adoptMemory } = addon;
-       const lender = createRequire(${JSON.stringify(import.meta.url)})('../build/Release/rmmjs_test_lender.node');
+       const lender = createRequire(${JSON.stringify(import.meta.url)})('../build/test-addons/rmmjs_test_lender/build/Release/rmmjs_test_lender.node');
        lender.init(coreApi);
        for (let i = 0; i < 20; i++) adoptMemory(lender.lend(4096, 0));
        lender.lend(4096, 0); // a handle nobody takes

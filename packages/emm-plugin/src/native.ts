@@ -19,11 +19,7 @@ export interface EmmPluginAddon {
   address(view: Uint8Array): bigint;
 }
 
-export const addon = loadAdaptorAddon<EmmPluginAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_emm_plugin.node',
-  '@rmmjs/emm-plugin',
-);
+export const addon = loadAdaptorAddon<EmmPluginAddon>(import.meta.url, '..', '@rmmjs/emm-plugin');
 
 /** CU_MEMHOSTALLOC_* and CU_MEMHOSTREGISTER_* flags. */
 export const HostAllocFlags = { portable: 0x1, deviceMap: 0x2, writeCombined: 0x4 } as const;

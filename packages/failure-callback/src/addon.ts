@@ -6,8 +6,4 @@ export interface FailureCallbackAddon {
   create(upstream: ResourceHandle, onFailure: NativeOnFailure): ResourceHandle;
 }
 
-export const addon = loadAdaptorAddon<FailureCallbackAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_failure_callback.node',
-  '@rmmjs/failure-callback',
-);
+export const addon = loadAdaptorAddon<FailureCallbackAddon>(import.meta.url, '..', '@rmmjs/failure-callback');

@@ -5,8 +5,4 @@ export interface FixedSizeAddon {
   blockSize(mr: ResourceHandle): number;
 }
 
-export const addon = loadAdaptorAddon<FixedSizeAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_fixed_size.node',
-  '@rmmjs/fixed-size',
-);
+export const addon = loadAdaptorAddon<FixedSizeAddon>(import.meta.url, '..', '@rmmjs/fixed-size');

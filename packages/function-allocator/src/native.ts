@@ -29,8 +29,4 @@ export interface AllocatorHookStatistics {
   foreignFrees: number;
 }
 
-export const addon = loadAdaptorAddon<FunctionAllocatorAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_function_allocator.node',
-  '@rmmjs/function-allocator',
-);
+export const addon = loadAdaptorAddon<FunctionAllocatorAddon>(import.meta.url, '..', '@rmmjs/function-allocator');

@@ -74,8 +74,4 @@ interface InteropAddon {
   closeDescriptor(fd: number): void;
 }
 
-export const addon = loadAdaptorAddon<InteropAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_interop.node',
-  '@rmmjs/interop',
-);
+export const addon = loadAdaptorAddon<InteropAddon>(import.meta.url, '..', '@rmmjs/interop');

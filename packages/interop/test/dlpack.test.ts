@@ -354,7 +354,7 @@ describe('fromDLPack', () => {
   it('a collected view calls the deleter too', () => {
     const run = runInProcess(
       `const { createRequire } = await import('node:module');
-       const peer = createRequire(${JSON.stringify(import.meta.url)})('../build/Release/rmmjs_dlpack_peer.node');
+       const peer = createRequire(${JSON.stringify(import.meta.url)})('../build/test-addons/rmmjs_dlpack_peer/build/Release/rmmjs_dlpack_peer.node');
        for (let i = 0; i < 10; i++) interop.fromDLPack(peer.produce({ bytes: 4096 }));
        peer.produce({ bytes: 16 }); // a capsule nobody consumes
        for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setImmediate(r)); }

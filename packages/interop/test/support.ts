@@ -49,7 +49,9 @@ export interface DLPackPeer {
   releaseOnThread(id: number): void;
 }
 
-export const peer = createRequire(import.meta.url)('../build/Release/rmmjs_dlpack_peer.node') as DLPackPeer;
+export const peer = createRequire(import.meta.url)(
+  '../build/test-addons/rmmjs_dlpack_peer/build/Release/rmmjs_dlpack_peer.node',
+) as DLPackPeer;
 
 /** What the peer writes at byte i of what it produces. */
 export const peerByte = (i: number) => (i * 7 + 3) & 255;

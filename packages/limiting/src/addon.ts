@@ -6,8 +6,4 @@ export interface LimitingAddon {
   allocationLimit(mr: ResourceHandle): number;
 }
 
-export const addon = loadAdaptorAddon<LimitingAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_limiting.node',
-  '@rmmjs/limiting',
-);
+export const addon = loadAdaptorAddon<LimitingAddon>(import.meta.url, '..', '@rmmjs/limiting');

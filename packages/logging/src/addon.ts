@@ -6,8 +6,4 @@ export interface LoggingAddon {
   fileName(mr: ResourceHandle): string;
 }
 
-export const addon = loadAdaptorAddon<LoggingAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_logging.node',
-  '@rmmjs/logging',
-);
+export const addon = loadAdaptorAddon<LoggingAddon>(import.meta.url, '..', '@rmmjs/logging');

@@ -9,4 +9,4 @@ export interface PoolAddon {
   poolSize(mr: ResourceHandle): number;
 }
 
-export const addon = loadAdaptorAddon<PoolAddon>(import.meta.url, '../build/Release/rmmjs_pool.node', '@rmmjs/pool');
+export const addon = loadAdaptorAddon<PoolAddon>(import.meta.url, '..', '@rmmjs/pool');

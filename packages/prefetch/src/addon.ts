@@ -4,8 +4,4 @@ export interface PrefetchAddon {
   create(upstream: ResourceHandle): ResourceHandle;
 }
 
-export const addon = loadAdaptorAddon<PrefetchAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_prefetch.node',
-  '@rmmjs/prefetch',
-);
+export const addon = loadAdaptorAddon<PrefetchAddon>(import.meta.url, '..', '@rmmjs/prefetch');

@@ -12,8 +12,4 @@ export interface StatisticsAddon {
   countFree(mr: ResourceHandle, nbytes: number): void;
 }
 
-export const addon = loadAdaptorAddon<StatisticsAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_statistics.node',
-  '@rmmjs/statistics',
-);
+export const addon = loadAdaptorAddon<StatisticsAddon>(import.meta.url, '..', '@rmmjs/statistics');

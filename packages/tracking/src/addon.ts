@@ -9,8 +9,4 @@ export interface TrackingAddon {
   logOutstandingAllocations(mr: ResourceHandle): void;
 }
 
-export const addon = loadAdaptorAddon<TrackingAddon>(
-  import.meta.url,
-  '../build/Release/rmmjs_tracking.node',
-  '@rmmjs/tracking',
-);
+export const addon = loadAdaptorAddon<TrackingAddon>(import.meta.url, '..', '@rmmjs/tracking');

@@ -1,6 +1,6 @@
 // Calling JavaScript from a native resource (used by @rmmjs/callback and
 // @rmmjs/failure-callback; an addon compiles core's addon-support/js_environment.cc with it:
-// rmmjs_addon(... JS_ENVIRONMENT) in tooling/cmake/rmmjs_addon.cmake).
+// rmmjs_addon(... JS_ENVIRONMENT) in @rmmjs/core's cmake/rmmjs_addon.cmake).
 //
 // A resource's JavaScript functions belong to the Node-API environment (the main thread or a
 // worker) that created the resource. They run only on that environment's thread and only while

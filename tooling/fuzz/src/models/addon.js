@@ -64,7 +64,7 @@ export default function addonModels() {
       args: fc.tuple(
         fc.oneof(fc.constant({ lit: import.meta.url }), V.mixedString, V.hostile),
         fc.oneof(
-          fc.constantFrom('missing.node', './missing/addon.node').map((lit) => ({ lit })),
+          fc.constantFrom('missing', './missing/addon/').map((lit) => ({ lit })),
           V.hostile,
         ),
         V.mixedString,
@@ -74,17 +74,18 @@ export default function addonModels() {
         const url = call.value(u);
         const path = call.value(p);
         const name = call.value(n);
-        if (typeof path === 'string' && !['missing.node', './missing/addon.node'].includes(path)) return; // only paths that cannot be an addon
+        if (typeof path === 'string' && !['missing', './missing/addon/'].includes(path)) return; // only directories without an addon
         if (typeof url !== 'string' || typeof path !== 'string' || typeof name !== 'string') call.invalid('type');
         else if (!url.startsWith('file:')) call.invalid('value');
         try {
           world.P.addon.loadAddon(url, path, name);
         } catch (error) {
           world.calls++;
-          // A file that cannot be loaded: the documented error that lists the fixes.
+          // A directory without an addon: the documented error that lists the fixes.
           if (
             call.required.size === 0 &&
-            error instanceof Error &&
+            error instanceof world.P.core.RMMError &&
+            error.code === 'ERR_RMM_ADDON_LOAD_FAILED' &&
             /^Could not load the native addon/.test(error.message)
           )
             return;
