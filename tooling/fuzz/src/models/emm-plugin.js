@@ -430,6 +430,34 @@ export default function emmModels() {
       },
     },
     {
+      name: 'RMMExternalMemoryManager#getIpcHandle',
+      covers: [`${MM}#getIpcHandle`],
+      args: fc.tuple(fc.nat(), fc.option(fc.nat(), { nil: undefined }), V.hostile),
+      run(world, [m, r, bad]) {
+        const manager = pickManager(world, m);
+        if (manager === undefined) return;
+        const record = r === undefined ? undefined : pickMemory(world, r);
+        const call = new Call(world, 'RMMExternalMemoryManager#getIpcHandle');
+        const argument = record === undefined ? call.value(bad) : record.memory;
+        if (record === undefined) {
+          call.invalid('type');
+          call.allow('hostile');
+        } else if (!('ptr' in record.memory)) {
+          call.invalid('type'); // PinnedMemory is no MemoryPointer
+        } else if (record.view ? record.of.freed : record.freed) {
+          call.invalid('disposed');
+        } else {
+          // Managed, mapped, empty and host memory cannot be shared; host mode has no driver.
+          call.allow('value', 'noDriver', 'cuda', 'logic');
+        }
+        const result = call.run(() => manager.getIpcHandle(argument));
+        if (!result.ok) return;
+        const handle = result.value;
+        if (handle.version !== 1 || handle.size !== record.size || !/^[0-9a-f]{128}$/.test(handle.handle))
+          throw new FuzzFailure(`getIpcHandle: ${JSON.stringify(handle)}`);
+      },
+    },
+    {
       name: 'RMMExternalMemoryManager#reset',
       covers: [`${MM}#reset`],
       args: fc.nat(),
