@@ -8,6 +8,7 @@ import * as core from '@rmmjs/core';
 import { abiPairNs, abiRandomNs, driverPairNs, driverPoolPairNs } from '@rmmjs/test-addon';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
 import { benchSuballocators } from './bench-suballocators.mjs';
+import { benchCopies } from '@rmmjs/cli';
 import { benchTransfers } from './bench-transfer.mjs';
 
 const args = process.argv.slice(2);
@@ -117,55 +118,8 @@ if (!copiesOnly) {
 // DeviceBuffers moved between worker threads (transfer / fromTransferred).
 if (!copiesOnly && !args.includes('--no-threads')) await benchTransfers({ record, quick });
 
-// Copies between host memory and the device.
-{
-  const size = (quick ? 32 : 256) * MiB;
-  const host = new Uint8Array(size).fill(1);
-  const buffer = new core.DeviceBuffer({ size });
-  const gbps = (fn) =>
-    median(() => {
-      const start = process.hrtime.bigint();
-      fn();
-      return size / Number(process.hrtime.bigint() - start);
-    }, 3);
-  record(
-    'copies',
-    `host->device ${size / MiB} MiB (pageable)`,
-    gbps(() => buffer.copyFromHost(host)),
-    'GB/s',
-  );
-  record(
-    'copies',
-    `device->host ${size / MiB} MiB (pageable)`,
-    gbps(() => buffer.copyToHost(host)),
-    'GB/s',
-  );
-  if (gpu) {
-    const pinned = new core.PinnedHostMemoryResource();
-    const staging = new core.DeviceBuffer({ size, mr: pinned });
-    record(
-      'copies',
-      `pinned->device ${size / MiB} MiB`,
-      gbps(() => {
-        buffer.copyFromDevice(staging);
-        buffer.stream.synchronize();
-      }),
-      'GB/s',
-    );
-    record(
-      'copies',
-      `device->pinned ${size / MiB} MiB`,
-      gbps(() => {
-        staging.copyFromDevice(buffer);
-        staging.stream.synchronize();
-      }),
-      'GB/s',
-    );
-    staging.free();
-    pinned[Symbol.dispose]();
-  }
-  buffer.free();
-}
+// Copies between host memory and the device (the same rows as `rmmjs bench`).
+benchCopies(record, quick, gpu);
 
 // Peers on the GPU machine (CuPy, PyTorch), measured in the same run.
 if (gpu && !args.includes('--no-peers') && !copiesOnly) {

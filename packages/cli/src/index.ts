@@ -28,7 +28,7 @@ export type { PlotData, InUsePoint, SizeClass } from './plot/plot-data.js';
 export { plotSpec } from './plot/spec.js';
 export { renderHtml, renderSvg } from './plot/render.js';
 export { formatBytes } from './format.js';
-export { BENCH_RESOURCES, runBench } from './bench/bench.js';
+export { BENCH_RESOURCES, benchCopies, runBench } from './bench/bench.js';
 export type { BenchOptions, BenchReport, BenchResourceName, BenchRow } from './bench/bench.js';
 export { median, pairNs, random, randomWorkload, runRandomWorkload } from './bench/workloads.js';
 export type { Allocator, RandomWorkload } from './bench/workloads.js';

@@ -245,8 +245,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   return report;
 }
 
-/** Copies between host memory and the device (pageable; pinned on a GPU), in GB/s. */
-function benchCopies(
+/**
+ * Records copies between host memory and the device in GB/s: pageable both ways, and pinned both
+ * ways on a GPU; 32 MiB with `quick`, else 256 MiB. `runBench` and the repository's benchmark
+ * script both measure copies with it.
+ */
+export function benchCopies(
   record: (group: string, name: string, value: number, unit: string) => void,
   quick: boolean,
   gpu: boolean,

@@ -616,7 +616,7 @@ export default function cliModels() {
     },
     {
       name: 'runBench',
-      covers: [`${pkg}:runBench`],
+      covers: [`${pkg}:runBench`, `${pkg}:benchCopies`], // runBench measures its copies with benchCopies
       args: fc.constant(0),
       async run(world) {
         if (!once('runBench')) return;
