@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RMMError } from './errors.js';
 import { supportedPlatforms } from './supported-platforms.js';
@@ -10,7 +12,9 @@ const nodeGypBuild = createRequire(import.meta.url)('node-gyp-build') as { path(
 /**
  * Loads the native addon of the package directory `packageDir` (relative to the module
  * `moduleUrl`, e.g. `..` from `dist/`): its `build/Release/<name>.node` when built from source,
- * else its prebuild `prebuilds/linux-x64/<name>.napi.glibc.node`. When that fails it throws one
+ * else its prebuild `prebuilds/linux-x64/<name>.napi.glibc.node`. Where `build/Release/` holds
+ * other `.node` files too (a left-over test addon), the one named after the package is taken:
+ * `@scope/some-name` -> `scope_some_name.node` or `some_name.node`. When that fails it throws one
  * `RMMError` (`ERR_RMM_ADDON_LOAD_FAILED`) that lists what to do, with the underlying error as
  * its `cause`.
  */
@@ -18,11 +22,22 @@ export function loadAddon<T>(moduleUrl: string, packageDir: string, packageName:
   const dir = fileURLToPath(new URL(packageDir, moduleUrl)).replace(/(.)\/$/, '$1');
   let file: string | undefined;
   try {
-    file = nodeGypBuild.path(dir);
+    file = ownSourceBuild(dir, packageName) ?? nodeGypBuild.path(dir);
     return createRequire(moduleUrl)(file) as T;
   } catch (cause) {
     throw addonLoadError(packageName, dir, file, cause);
   }
+}
+
+// node-gyp-build takes the first .node file in build/Release/, whatever its name.
+function ownSourceBuild(dir: string, packageName: string): string | undefined {
+  const underscored = (name: string) => name.replace(/[^A-Za-z0-9]+/g, '_');
+  const slash = packageName.indexOf('/');
+  const names =
+    packageName.startsWith('@') && slash > 0
+      ? [underscored(packageName.slice(1)), underscored(packageName.slice(slash + 1))]
+      : [underscored(packageName)];
+  return names.map((name) => join(dir, 'build', 'Release', `${name}.node`)).find((file) => existsSync(file));
 }
 
 // This Node.js, platform and C library, as the error compares them with the supported ones.

@@ -60,6 +60,17 @@ describe('loadAddon finds the addon', () => {
     expect(() => loadAddon(moduleIn(dir), '..', '@example/counting')).not.toThrow();
   });
 
+  it("in build/Release/ by the package's name when other addons are there too (left-over test addons)", () => {
+    // node-gyp-build alone would take the first .node file in the directory.
+    const stale = { 'build/Release/aaa_left_over.node': 'not an addon' };
+    for (const own of ['counting.node', 'example_counting.node']) {
+      const dir = packageWith({ ...stale, [`build/Release/${own}`]: { copy: countingAddon } });
+      expect(() => loadAddon(moduleIn(dir), '..', '@example/counting')).not.toThrow();
+    }
+    const unnamed = packageWith({ ...stale, 'build/Release/other.node': { copy: countingAddon } });
+    expect(loadError(unnamed).message).toContain('aaa_left_over.node did not load');
+  });
+
   it('not in a prebuild for another C library (musl)', () => {
     const dir = packageWith({
       [`prebuilds/${process.platform}-${process.arch}/counting.napi.musl.node`]: { copy: countingAddon },
