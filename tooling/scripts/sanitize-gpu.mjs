@@ -74,7 +74,7 @@ function reports(prefix) {
       if (api) {
         const key = `${api[2]}: ${api[1]}`;
         found.api.set(key, (found.api.get(key) ?? 0) + 1);
-      } else if (/Leaked \d+ bytes/.test(block)) {
+      } else if (/Leaked [\d,]+ bytes/.test(block)) {
         found.leaks++;
         if (found.examples.length < 5) found.examples.push(block.trim().split('\n').slice(0, 8).join('\n'));
       } else if (

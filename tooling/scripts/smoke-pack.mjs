@@ -8,6 +8,9 @@
 // source build of the installed @rmmjs/pool (cmake-js and node-addon-api in the project, @rmmjs/core
 // beside it), which is loaded instead of the prebuild. One line per check; exits 1 on any failure.
 //   node tooling/scripts/smoke-pack.mjs [--keep]   (needs `pnpm build`; --keep keeps the temp dir)
+// On a GPU machine, which has no npm registry to install from: `--gpu-bundle FILE` here also writes
+// the npm-installed projects (without the TypeScript compiler, with the compiled consumer) to FILE
+// (.tar.xz); `--on-gpu FILE` there unpacks them and runs (a) to (d) on the real driver.
 //
 // attw runs with `--profile esm-only`: the packages are ES modules only (`"type": "module"`, no
 // CommonJS build), so the two resolutions that profile leaves out are findings accepted on purpose:
@@ -33,7 +36,10 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { root, workspacePackages } from './workspace.mjs';
 
+const argument = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const keep = process.argv.includes('--keep');
+const gpuBundle = argument('--gpu-bundle');
+const onGpu = argument('--on-gpu');
 const started = performance.now();
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const fakeDriver = join(root, 'tooling', 'fake-cuda', 'build', 'libfakecuda.so');
@@ -93,6 +99,104 @@ function run(command, args, { cwd = temp, env = process.env, timeout = 300_000 }
 }
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+// Node with the project's modules, in host mode or on the fake driver.
+const node = (dir, script, extra = {}) =>
+  run('node', ['--input-type=module', '-e', script], { cwd: dir, env: { ...env, ...extra } });
+const PREBUILDS = { SMOKE_CORE_FROM: '/prebuilds/linux-x64/', SMOKE_POOL_FROM: '/prebuilds/linux-x64/' };
+const HOST = { RMMJS_DISABLE_CUDA: '1', ...PREBUILDS };
+const FAKE = { RMMJS_CUDA_LIBRARY: fakeDriver, ...PREBUILDS };
+
+// (a) A pool of @rmmjs/pool over core's default resource; the addons come from prebuilds/.
+const POOL_SCRIPT = `
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { cuda, DeviceBuffer, getCurrentDeviceResource } from '@rmmjs/core';
+import { PoolMemoryResource } from '@rmmjs/pool';
+const require = createRequire(import.meta.url);
+const core = dirname(require.resolve('@rmmjs/core/package.json'));
+const nodeGypBuild = createRequire(core + '/package.json')('node-gyp-build');
+const from = { core: process.env.SMOKE_CORE_FROM, pool: process.env.SMOKE_POOL_FROM };
+for (const [name, dir] of [['core', core], ['pool', dirname(require.resolve('@rmmjs/pool/package.json'))]]) {
+  const file = nodeGypBuild.path(dir);
+  if (!file.includes(from[name])) throw new Error(name + "'s addon is not from " + from[name] + ': ' + file);
+}
+const pool = new PoolMemoryResource(getCurrentDeviceResource(), { initialPoolSize: '1 MiB', maximumPoolSize: '4 MiB' });
+const sizes = [1, 1000, 65536, 1 << 20];
+const ptrs = sizes.map((n) => pool.allocate(n));
+sizes.forEach((n, i) => pool.deallocate(ptrs[i], n));
+const buffer = new DeviceBuffer({ data: new Uint8Array([7, 8, 9]), mr: pool });
+if (buffer.toBytes().join() !== '7,8,9') throw new Error('bytes: ' + buffer.toBytes().join());
+buffer.free();
+const mode = cuda.isAvailable() ? 'cuda, ' + cuda.getDeviceCount() + ' devices' : 'host';
+console.log(mode + ', pool ' + pool.poolSize() + ' bytes, ' + (sizes.length + 1) + ' allocations freed');
+pool[Symbol.dispose]();
+`;
+
+// (b) The umbrella, with one copy of each package behind it.
+const UMBRELLA_SCRIPT = `
+import * as rmm from 'rmmjs';
+import * as core from '@rmmjs/core';
+import { PoolMemoryResource } from '@rmmjs/pool';
+if (rmm.DeviceBuffer !== core.DeviceBuffer || rmm.mr.PoolMemoryResource !== PoolMemoryResource)
+  throw new Error('two copies of a package');
+rmm.reinitialize({ poolAllocator: true, initialPoolSize: '2 MiB' });
+const stats = new rmm.mr.StatisticsResourceAdaptor(rmm.mr.getCurrentDeviceResource());
+const buffer = new rmm.DeviceBuffer({ size: 4096, mr: stats });
+const { currentCount } = stats.allocationCounts;
+buffer.free();
+console.log(Object.keys(rmm).length + ' exports, ' + Object.keys(rmm.mr).length + ' in rmm.mr, ' + currentCount + ' allocation counted, current ' + rmm.mr.getCurrentDeviceResourceType().name);
+`;
+
+// (d) A TypeScript consumer, strict, against the published declarations.
+const CONSUMER_TS = `
+import { DeviceBuffer, RMMError, getCurrentDeviceResource, type DeviceMemoryResource } from '@rmmjs/core';
+import { loadAddon } from '@rmmjs/core/addon';
+import { PoolMemoryResource, type PoolMemoryResourceOptions } from '@rmmjs/pool';
+import * as rmm from 'rmmjs';
+
+const options: PoolMemoryResourceOptions = { initialPoolSize: '1 MiB', maximumPoolSize: 4 << 20 };
+const upstream: DeviceMemoryResource = getCurrentDeviceResource();
+const pool = new PoolMemoryResource(upstream, options);
+const buffer: DeviceBuffer = new DeviceBuffer({ data: new Uint8Array([1, 2, 3]), mr: pool });
+const bytes: Uint8Array = buffer.toBytes();
+const ptr: bigint = buffer.ptr;
+buffer.free();
+const stats = new rmm.mr.StatisticsResourceAdaptor(pool);
+const size: number = pool.poolSize();
+let argumentCode = '';
+try {
+  // @ts-expect-error: a pool size is a number or a string (and at run time ERR_INVALID_ARG_TYPE)
+  new PoolMemoryResource(upstream, { initialPoolSize: true });
+} catch (error) {
+  argumentCode = (error as { code?: string }).code ?? '';
+}
+let code = '';
+try {
+  loadAddon(import.meta.url, './no-addon-here', 'consumer');
+} catch (error) {
+  if (error instanceof RMMError) code = error.code;
+}
+stats[Symbol.dispose]();
+pool[Symbol.dispose]();
+console.log(\`\${bytes.join()} \${typeof ptr} \${size} \${argumentCode} \${code}\`);
+`;
+const CONSUMER_TSCONFIG = {
+  compilerOptions: {
+    strict: true,
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    lib: ['es2022'],
+    types: ['node'],
+    outDir: 'out',
+    skipLibCheck: false,
+    noEmitOnError: true,
+  },
+  include: ['consumer.ts'],
+};
+
+if (onGpu) runOnGpu(onGpu);
 
 // 1. The tarballs, as `pnpm publish` would make them.
 mkdirSync(tarballs);
@@ -212,102 +316,6 @@ function install(manager, dir) {
   return `${installed.length} rmmjs packages, none built at install`;
 }
 
-// Node with the project's modules, in host mode or on the fake driver.
-const node = (dir, script, extra = {}) =>
-  run('node', ['--input-type=module', '-e', script], { cwd: dir, env: { ...env, ...extra } });
-const PREBUILDS = { SMOKE_CORE_FROM: '/prebuilds/linux-x64/', SMOKE_POOL_FROM: '/prebuilds/linux-x64/' };
-const HOST = { RMMJS_DISABLE_CUDA: '1', ...PREBUILDS };
-const FAKE = { RMMJS_CUDA_LIBRARY: fakeDriver, ...PREBUILDS };
-
-// (a) A pool of @rmmjs/pool over core's default resource; the addons come from prebuilds/.
-const POOL_SCRIPT = `
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { cuda, DeviceBuffer, getCurrentDeviceResource } from '@rmmjs/core';
-import { PoolMemoryResource } from '@rmmjs/pool';
-const require = createRequire(import.meta.url);
-const core = dirname(require.resolve('@rmmjs/core/package.json'));
-const nodeGypBuild = createRequire(core + '/package.json')('node-gyp-build');
-const from = { core: process.env.SMOKE_CORE_FROM, pool: process.env.SMOKE_POOL_FROM };
-for (const [name, dir] of [['core', core], ['pool', dirname(require.resolve('@rmmjs/pool/package.json'))]]) {
-  const file = nodeGypBuild.path(dir);
-  if (!file.includes(from[name])) throw new Error(name + "'s addon is not from " + from[name] + ': ' + file);
-}
-const pool = new PoolMemoryResource(getCurrentDeviceResource(), { initialPoolSize: '1 MiB', maximumPoolSize: '4 MiB' });
-const sizes = [1, 1000, 65536, 1 << 20];
-const ptrs = sizes.map((n) => pool.allocate(n));
-sizes.forEach((n, i) => pool.deallocate(ptrs[i], n));
-const buffer = new DeviceBuffer({ data: new Uint8Array([7, 8, 9]), mr: pool });
-if (buffer.toBytes().join() !== '7,8,9') throw new Error('bytes: ' + buffer.toBytes().join());
-buffer.free();
-const mode = cuda.isAvailable() ? 'cuda, ' + cuda.getDeviceCount() + ' devices' : 'host';
-console.log(mode + ', pool ' + pool.poolSize() + ' bytes, ' + (sizes.length + 1) + ' allocations freed');
-pool[Symbol.dispose]();
-`;
-
-// (b) The umbrella, with one copy of each package behind it.
-const UMBRELLA_SCRIPT = `
-import * as rmm from 'rmmjs';
-import * as core from '@rmmjs/core';
-import { PoolMemoryResource } from '@rmmjs/pool';
-if (rmm.DeviceBuffer !== core.DeviceBuffer || rmm.mr.PoolMemoryResource !== PoolMemoryResource)
-  throw new Error('two copies of a package');
-rmm.reinitialize({ poolAllocator: true, initialPoolSize: '2 MiB' });
-const stats = new rmm.mr.StatisticsResourceAdaptor(rmm.mr.getCurrentDeviceResource());
-const buffer = new rmm.DeviceBuffer({ size: 4096, mr: stats });
-const { currentCount } = stats.allocationCounts;
-buffer.free();
-console.log(Object.keys(rmm).length + ' exports, ' + Object.keys(rmm.mr).length + ' in rmm.mr, ' + currentCount + ' allocation counted, current ' + rmm.mr.getCurrentDeviceResourceType().name);
-`;
-
-// (d) A TypeScript consumer, strict, against the published declarations.
-const CONSUMER_TS = `
-import { DeviceBuffer, RMMError, getCurrentDeviceResource, type DeviceMemoryResource } from '@rmmjs/core';
-import { loadAddon } from '@rmmjs/core/addon';
-import { PoolMemoryResource, type PoolMemoryResourceOptions } from '@rmmjs/pool';
-import * as rmm from 'rmmjs';
-
-const options: PoolMemoryResourceOptions = { initialPoolSize: '1 MiB', maximumPoolSize: 4 << 20 };
-const upstream: DeviceMemoryResource = getCurrentDeviceResource();
-const pool = new PoolMemoryResource(upstream, options);
-const buffer: DeviceBuffer = new DeviceBuffer({ data: new Uint8Array([1, 2, 3]), mr: pool });
-const bytes: Uint8Array = buffer.toBytes();
-const ptr: bigint = buffer.ptr;
-buffer.free();
-const stats = new rmm.mr.StatisticsResourceAdaptor(pool);
-const size: number = pool.poolSize();
-let argumentCode = '';
-try {
-  // @ts-expect-error: a pool size is a number or a string (and at run time ERR_INVALID_ARG_TYPE)
-  new PoolMemoryResource(upstream, { initialPoolSize: true });
-} catch (error) {
-  argumentCode = (error as { code?: string }).code ?? '';
-}
-let code = '';
-try {
-  loadAddon(import.meta.url, './no-addon-here', 'consumer');
-} catch (error) {
-  if (error instanceof RMMError) code = error.code;
-}
-stats[Symbol.dispose]();
-pool[Symbol.dispose]();
-console.log(\`\${bytes.join()} \${typeof ptr} \${size} \${argumentCode} \${code}\`);
-`;
-const CONSUMER_TSCONFIG = {
-  compilerOptions: {
-    strict: true,
-    module: 'nodenext',
-    moduleResolution: 'nodenext',
-    target: 'es2022',
-    lib: ['es2022'],
-    types: ['node'],
-    outDir: 'out',
-    skipLibCheck: false,
-    noEmitOnError: true,
-  },
-  include: ['consumer.ts'],
-};
-
 for (const manager of ['npm', 'pnpm']) {
   const minimal = project(manager, 'core-pool', named('@rmmjs/core', '@rmmjs/pool'));
   if (check(`${manager} install @rmmjs/core @rmmjs/pool`, () => install(manager, minimal))) {
@@ -339,9 +347,64 @@ for (const manager of ['npm', 'pnpm']) {
     expect(output === '1,2,3 bigint 1048576 ERR_INVALID_ARG_TYPE ERR_RMM_ADDON_LOAD_FAILED', `it printed ${output}`);
     return `tsc clean, ran: ${output}`;
   });
+  if (manager === 'npm' && gpuBundle) {
+    check(`bundle for the GPU machine: ${gpuBundle}`, () => {
+      run('tar', [
+        '-cJf',
+        join(process.cwd(), gpuBundle),
+        '--exclude=node_modules/typescript',
+        '--exclude=node_modules/@types',
+        '--exclude=node_modules/@rmmjs/*/build', // (e)'s source build: the GPU runs the prebuilds
+        '-C',
+        temp,
+        'npm-core-pool',
+        'npm-all',
+      ]);
+      return kib(statSync(join(process.cwd(), gpuBundle)).size);
+    });
+  }
 }
 
 finish();
+
+// On the GPU machine: the npm-installed projects of a --gpu-bundle, run on the real driver (no
+// npm there: the bins run with node).
+function runOnGpu(file) {
+  check(`unpack ${file}`, () => {
+    run('tar', ['-xJf', join(process.cwd(), file), '-C', temp]);
+    return temp;
+  });
+  const minimal = join(temp, 'npm-core-pool');
+  const everything = join(temp, 'npm-all');
+  const gpu = { ...process.env, ...PREBUILDS };
+  delete gpu.RMMJS_DISABLE_CUDA;
+  const onGpuNode = (dir, args) => run('node', args, { cwd: dir, env: gpu }).trim();
+  const cudaLine = (output) => {
+    expect(/^cuda, \d+ devices/.test(output), `not on the GPU: ${output}`);
+    return output;
+  };
+  check('gpu: (a) @rmmjs/core + @rmmjs/pool alone', () =>
+    cudaLine(onGpuNode(minimal, ['--input-type=module', '-e', POOL_SCRIPT])),
+  );
+  check("gpu: (b) import * as rmm from 'rmmjs'", () =>
+    onGpuNode(everything, ['--input-type=module', '-e', UMBRELLA_SCRIPT]),
+  );
+  check('gpu: (c) rmmjs demo', () => {
+    const output = onGpuNode(everything, [join(everything, 'node_modules', '.bin', 'rmmjs'), 'demo']);
+    expect(/round trip 16 MiB/.test(output), `no profiler report in:\n${output.slice(-2000)}`);
+    expect(
+      !/host mode/i.test(output.split('\n').slice(0, 5).join('\n')),
+      `the demo ran in host mode:\n${output.slice(0, 800)}`,
+    );
+    return `${output.split('\n').length} lines, profiler report printed`;
+  });
+  check('gpu: (d) the compiled TypeScript consumer', () => {
+    const output = onGpuNode(everything, ['out/consumer.js']);
+    expect(output === '1,2,3 bigint 1048576 ERR_INVALID_ARG_TYPE ERR_RMM_ADDON_LOAD_FAILED', `it printed ${output}`);
+    return output;
+  });
+  finish();
+}
 
 // (e) What the load error says to do where no prebuild fits: build the installed package from
 // source, with the compiler and cmake (the full PATH), cmake-js and node-addon-api in the project.
