@@ -10,6 +10,7 @@ import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workl
 import { benchSuballocators } from './bench-suballocators.mjs';
 import { benchCopies } from '@rmmjs/cli';
 import { benchTransfers } from './bench-transfer.mjs';
+import { scaleTargets } from './bench-scale.mjs';
 import { judge, targetLine } from './bench-targets.mjs';
 
 const args = process.argv.slice(2);
@@ -205,13 +206,7 @@ function targetsOf(value, peer) {
       '<=',
       0.5,
     ],
-    [
-      'Pool at 100,000 live / at 1,000',
-      value('PoolMemoryResource', 'random ops with 100000'),
-      value('PoolMemoryResource', 'random ops with 1000 '),
-      '<=',
-      2,
-    ],
+    ...scaleTargets(value),
     [
       'Arena 8 threads / 1 thread (ops/s)',
       value('ArenaMemoryResource', '8 worker'),
