@@ -23,10 +23,14 @@ import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workl
 const MiB = 1 << 20;
 const GiB = 1 << 30;
 
+/** The pairs per measurement and the random workload's steps here (the peers run the same). */
+export function suballocatorCounts(quick) {
+  return { pairs: quick ? 20_000 : 200_000, steps: quick ? 10_000 : 100_000 };
+}
+
 export async function benchSuballocators({ record, quick, gpu }) {
   const base = gpu ? new core.CudaMemoryResource() : new core.SystemMemoryResource();
-  const pairs = quick ? 20_000 : 200_000;
-  const steps = quick ? 10_000 : 100_000;
+  const { pairs, steps } = suballocatorCounts(quick);
   const workload = randomWorkload({ steps });
   const pool = () => new PoolMemoryResource(base, { initialPoolSize: 2 * GiB });
   const suballocators = [

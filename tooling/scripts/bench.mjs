@@ -1,13 +1,12 @@
 // rmmjs benchmarks: one table. `pnpm bench`, or `node tooling/scripts/bench.mjs [--json file]
 // [--quick]` on a GPU machine without pnpm. Targets are ratios to peers measured in the same
 // run (`targets` below); absolute times move between machines.
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import * as core from '@rmmjs/core';
 import { abiPairNs, abiRandomNs, driverPairNs, driverPoolPairNs } from '@rmmjs/test-addon';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
-import { benchSuballocators } from './bench-suballocators.mjs';
+import { benchPeers } from './bench-peers.mjs';
+import { benchSuballocators, suballocatorCounts } from './bench-suballocators.mjs';
 import { benchCopies } from '@rmmjs/cli';
 import { benchTransfers } from './bench-transfer.mjs';
 import { scaleTargets } from './bench-scale.mjs';
@@ -123,18 +122,11 @@ if (!copiesOnly && !args.includes('--no-threads')) await benchTransfers({ record
 // Copies between host memory and the device (the same rows as `rmmjs bench`).
 benchCopies(record, quick, gpu);
 
-// Peers on the GPU machine (CuPy, PyTorch), measured in the same run.
-if (gpu && !args.includes('--no-peers') && !copiesOnly) {
-  const script = fileURLToPath(new URL('./bench_peers.py', import.meta.url));
-  const run = spawnSync('python3', [script, ...(quick ? ['--quick'] : [])], { encoding: 'utf8' });
-  if (run.status === 0) {
-    const peers = JSON.parse(run.stdout);
-    results.peers = peers;
-    for (const [name, value] of Object.entries(peers))
-      record('peers (Python)', name, value, name.includes('GB/s') ? 'GB/s' : 'ns');
-  } else {
-    console.log(`peers: not measured (${(run.stderr || run.error?.message || '').trim().split('\n').pop()})`);
-  }
+// Peers on the GPU machine (CuPy, PyTorch), measured in the same run on the same workload (in
+// host mode, a dry run of the script).
+if (!args.includes('--no-peers') && !copiesOnly) {
+  const { pairs, steps } = suballocatorCounts(quick);
+  results.peers = benchPeers({ record, quick, gpu, workload: randomWorkload({ steps }), pairs });
 }
 
 // Targets that are ratios to peers measured in this run.
