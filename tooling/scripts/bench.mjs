@@ -1,7 +1,9 @@
 // rmmjs benchmarks: one table. `pnpm bench`, or `node tooling/scripts/bench.mjs [--json file]
-// [--quick]` on a GPU machine without pnpm. Targets are ratios to peers measured in the same
-// run (`targets` below); absolute times move between machines.
+// [--quick] [--runs N]` on a GPU machine without pnpm. Targets are ratios to peers measured in the
+// same run (`targetsOf` below); absolute times move between machines. `--runs N` runs the table N
+// times (a process each) and prints per row the median and the range over the runs.
 import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as core from '@rmmjs/core';
 import { abiPairNs, abiRandomNs, driverPairNs, driverPoolPairNs } from '@rmmjs/test-addon';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
@@ -10,16 +12,38 @@ import { benchSuballocators, suballocatorCounts } from './bench-suballocators.mj
 import { benchCopies } from '@rmmjs/cli';
 import { benchTransfers } from './bench-transfer.mjs';
 import { scaleTargets } from './bench-scale.mjs';
+import { repeatRuns } from './bench-runs.mjs';
 import { judge, targetLine } from './bench-targets.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const copiesOnly = args.includes('--copies-only');
 const jsonPath = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
+const runs = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : 1;
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error(`bench: --runs takes a whole number of runs (1 or more), not ${args[args.indexOf('--runs') + 1]}`);
+  process.exit(2);
+}
+if (runs > 1) {
+  const rest = args.filter(
+    (arg, i) => !['--runs', '--json'].includes(arg) && !['--runs', '--json'].includes(args[i - 1]),
+  );
+  const script = fileURLToPath(import.meta.url);
+  process.exit(repeatRuns({ script, args: rest, runs, targetsOf, jsonPath }) ? 0 : 1);
+}
+
+const started = process.hrtime.bigint();
 const gpu = core.cuda.isAvailable();
 const MiB = 1 << 20;
 const rows = [];
-const results = { gpu, device: gpu ? core.cuda.deviceName(0) : 'host', rows };
+const results = { gpu, device: gpu ? core.cuda.deviceName(0) : 'host', quick, rows, sections: {} };
+// Seconds each section took (results.sections; printed at the end), to size the iteration counts.
+let lapStart = started;
+function lap(section) {
+  const now = process.hrtime.bigint();
+  results.sections[section] = Number(now - lapStart) / 1e9;
+  lapStart = now;
+}
 
 function record(group, name, value, unit, note = '') {
   rows.push({ group, name, value, unit, note });
@@ -101,8 +125,10 @@ for (const [name, make, pairIterations, steps] of resources) {
   }
   mr[Symbol.dispose]();
 }
+lap('resources');
 
 if (!copiesOnly && !args.includes('--no-suballocators')) await benchSuballocators({ record, quick, gpu });
+lap('sub-allocators and adaptors');
 
 // DeviceBuffer create+free of 64 bytes on the current device resource.
 if (!copiesOnly) {
@@ -115,12 +141,15 @@ if (!copiesOnly) {
   const target = gpu ? '' : '(target < 1000 ns in host mode)';
   record('DeviceBuffer', `create+free 64 B on ${core.getCurrentDeviceResource().constructor.name}`, ns, 'ns', target);
 }
+lap('DeviceBuffer');
 
 // DeviceBuffers moved between worker threads (transfer / fromTransferred).
 if (!copiesOnly && !args.includes('--no-threads')) await benchTransfers({ record, quick });
+lap('transfers');
 
 // Copies between host memory and the device (the same rows as `rmmjs bench`).
 benchCopies(record, quick, gpu);
+lap('copies');
 
 // Peers on the GPU machine (CuPy, PyTorch), measured in the same run on the same workload (in
 // host mode, a dry run of the script).
@@ -128,6 +157,7 @@ if (!args.includes('--no-peers') && !copiesOnly) {
   const { pairs, steps } = suballocatorCounts(quick);
   results.peers = benchPeers({ record, quick, gpu, workload: randomWorkload({ steps }), pairs });
 }
+lap('peers');
 
 // Targets that are ratios to peers measured in this run.
 const value = (group, name) => rows.find((r) => r.group === group && r.name.startsWith(name))?.value;
@@ -142,6 +172,9 @@ for (const [name, ours, theirs, op, target, options] of targetsOf(value, peer)) 
   console.log(targetLine(name, ratio, op, target, verdict));
 }
 
+results.seconds = Number(process.hrtime.bigint() - started) / 1e9;
+const sections = Object.entries(results.sections).map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`);
+console.log(`\ntook ${results.seconds.toFixed(1)} s: ${sections.join(', ')} s`);
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));
 
 // [name, ours, theirs, op, target, { workers }]: `value(group, row name prefix)` looks a row up,
