@@ -44,8 +44,8 @@ function bytesOf({ sizes, holes }, count) {
 
 // What each resource takes from its upstream for a live set of `bytes`: room for the churn (1,000
 // blocks of up to 64 KiB) and, in the arena, for superblocks left part empty.
-const poolSize = (bytes) => aligned(bytes + bytes / 50 + 256 * MiB);
-const arenaSize = (bytes) => aligned(bytes + bytes / 10 + 512 * MiB);
+const poolSize = (bytes) => aligned(bytes + bytes / 50 + 128 * MiB);
+const arenaSize = (bytes) => aligned(bytes + bytes / 10 + 256 * MiB);
 
 // Allocates the live set with its holes, then frees the holes; a failure frees what it took.
 function hold(mr, { sizes, holes }, count) {
@@ -77,45 +77,56 @@ export function benchScale({ record, quick, gpu, base }) {
   const free = gpu ? core.availableDeviceMemory()[0] : freemem();
   const set = liveSet(LIVE.at(-1));
   // The counts whose arena (the larger of the two resources) fits in 80% of what is free.
-  const counts = LIVE.filter((count, i) => i === 0 || arenaSize(bytesOf(set, count)) <= free * 0.8);
-  const most = counts.at(-1);
-  const bytes = bytesOf(set, most);
-  if (most !== LIVE.at(-1)) {
+  const counts = LIVE.filter((count) => arenaSize(bytesOf(set, count)) <= free * 0.8);
+  const where = `${gib(free)} free (${gpu ? 'device' : 'host'})`;
+  if (counts.length < LIVE.length) {
+    const most = counts.at(-1);
     console.log(
-      `scale: ${LIVE.at(-1).toLocaleString('en-US')} live need ${gib(arenaSize(bytesOf(set, LIVE.at(-1))))}, ` +
-        `${gib(free)} free (${gpu ? 'device' : 'host'}): measuring up to ${most.toLocaleString('en-US')} live`,
+      `scale: ${LIVE.at(-1).toLocaleString('en-US')} live need ${gib(arenaSize(bytesOf(set, LIVE.at(-1))))}, ${where}: ` +
+        (most === undefined ? 'not measured' : `measuring up to ${most.toLocaleString('en-US')} live`),
     );
+    if (most === undefined) return;
   }
+  const bytes = bytesOf(set, counts.at(-1));
   const churn = randomWorkload({ steps: quick ? 20_000 : 200_000, maxSize: 64 * KiB, maxLive: 1000, seed: 7 });
   const resources = [
     ['PoolMemoryResource', () => new PoolMemoryResource(base, { initialPoolSize: poolSize(bytes) })],
     ['ArenaMemoryResource', () => new ArenaMemoryResource(base, { arenaSize: arenaSize(bytes) })],
   ];
   for (const [name, make] of resources) {
-    const mr = make();
     try {
-      for (const count of counts) {
-        const live = hold(mr, set, count);
-        try {
-          record(
-            name,
-            `random ops with ${count} extra live (JS)`,
-            median(() => runRandomWorkload(mr, churn), 3),
-            'ns/op',
-          );
-          record(
-            name,
-            `random ops with ${count} extra live (C++)`,
-            median(() => abiRandomNs(mr, churn.sizes, churn.frees), 3),
-            'ns/op',
-          );
-        } finally {
-          release(mr, live, set.sizes, count);
-        }
-      }
-    } finally {
-      mr[Symbol.dispose]();
+      measure(name, make(), set, counts, churn, record);
+    } catch (error) {
+      // Out of memory, say: the other resource and the rest of the bench still run.
+      console.log(`scale: ${name} stopped: ${error.message}`);
     }
+  }
+}
+
+// The rows of one resource for each count; frees what it holds and disposes of mr, also on failure.
+function measure(name, mr, set, counts, churn, record) {
+  try {
+    for (const count of counts) {
+      const live = hold(mr, set, count);
+      try {
+        record(
+          name,
+          `random ops with ${count} extra live (JS)`,
+          median(() => runRandomWorkload(mr, churn), 3),
+          'ns/op',
+        );
+        record(
+          name,
+          `random ops with ${count} extra live (C++)`,
+          median(() => abiRandomNs(mr, churn.sizes, churn.frees), 3),
+          'ns/op',
+        );
+      } finally {
+        release(mr, live, set.sizes, count);
+      }
+    }
+  } finally {
+    mr[Symbol.dispose]();
   }
 }
 
