@@ -16,16 +16,21 @@ import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
 import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { TrackingResourceAdaptor } from '@rmmjs/tracking';
 import { abiPairNs, abiRandomNs } from '@rmmjs/test-addon';
+import { benchScale } from './bench-scale.mjs';
 import { threadOpsPerSecond } from './bench-threads.mjs';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
 
 const MiB = 1 << 20;
 const GiB = 1 << 30;
 
+/** The pairs per measurement and the random workload's steps here (the peers run the same). */
+export function suballocatorCounts(quick) {
+  return { pairs: quick ? 20_000 : 200_000, steps: quick ? 10_000 : 100_000 };
+}
+
 export async function benchSuballocators({ record, quick, gpu }) {
   const base = gpu ? new core.CudaMemoryResource() : new core.SystemMemoryResource();
-  const pairs = quick ? 20_000 : 200_000;
-  const steps = quick ? 10_000 : 100_000;
+  const { pairs, steps } = suballocatorCounts(quick);
   const workload = randomWorkload({ steps });
   const pool = () => new PoolMemoryResource(base, { initialPoolSize: 2 * GiB });
   const suballocators = [
@@ -73,24 +78,7 @@ export async function benchSuballocators({ record, quick, gpu }) {
     mr[Symbol.dispose]();
   }
 
-  // The pool's cost per operation with 100,000 live allocations against 1,000: N allocations
-  // of 1 B..64 KiB stay live while the random workload churns on top of them.
-  const scaleMr = new PoolMemoryResource(base, { initialPoolSize: 8 * GiB });
-  const churn = randomWorkload({ steps: quick ? 20_000 : 200_000, maxSize: 64 << 10, maxLive: 1000, seed: 7 });
-  for (const live of [1_000, 100_000]) {
-    const sizes = randomWorkload({ steps: live * 2, maxSize: 64 << 10, maxLive: live, seed: 9 })
-      .sizes.filter((s) => s > 0)
-      .slice(0, live);
-    const held = Array.from(sizes, (size) => [scaleMr.allocate(size), size]);
-    record(
-      'PoolMemoryResource',
-      `random ops with ${live} extra live (JS)`,
-      median(() => runRandomWorkload(scaleMr, churn), 3),
-      'ns/op',
-    );
-    for (const [ptr, size] of held) scaleMr.deallocate(ptr, size);
-  }
-  scaleMr[Symbol.dispose]();
+  benchScale({ record, quick, gpu, base });
 
   // Threads sharing one resource.
   const seconds = quick ? 0.3 : 1;

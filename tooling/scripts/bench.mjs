@@ -1,24 +1,49 @@
 // rmmjs benchmarks: one table. `pnpm bench`, or `node tooling/scripts/bench.mjs [--json file]
-// [--quick]` on a GPU machine without pnpm. Targets are ratios to peers measured in the same
-// run (`targets` below); absolute times move between machines.
-import { spawnSync } from 'node:child_process';
+// [--quick] [--runs N]` on a GPU machine without pnpm. Targets are ratios to peers measured in the
+// same run (`targetsOf` below); absolute times move between machines. `--runs N` runs the table N
+// times (a process each) and prints per row the median and the range over the runs.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as core from '@rmmjs/core';
 import { abiPairNs, abiRandomNs, driverPairNs, driverPoolPairNs } from '@rmmjs/test-addon';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
-import { benchSuballocators } from './bench-suballocators.mjs';
+import { benchPeers } from './bench-peers.mjs';
+import { benchSuballocators, suballocatorCounts } from './bench-suballocators.mjs';
 import { benchCopies } from '@rmmjs/cli';
 import { benchTransfers } from './bench-transfer.mjs';
+import { scaleTargets } from './bench-scale.mjs';
+import { repeatRuns } from './bench-runs.mjs';
+import { judge, targetLine } from './bench-targets.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const copiesOnly = args.includes('--copies-only');
 const jsonPath = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
+const runs = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : 1;
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error(`bench: --runs takes a whole number of runs (1 or more), not ${args[args.indexOf('--runs') + 1]}`);
+  process.exit(2);
+}
+if (runs > 1) {
+  const rest = args.filter(
+    (arg, i) => !['--runs', '--json'].includes(arg) && !['--runs', '--json'].includes(args[i - 1]),
+  );
+  const script = fileURLToPath(import.meta.url);
+  process.exit(repeatRuns({ script, args: rest, runs, targetsOf, jsonPath }) ? 0 : 1);
+}
+
+const started = process.hrtime.bigint();
 const gpu = core.cuda.isAvailable();
 const MiB = 1 << 20;
 const rows = [];
-const results = { gpu, device: gpu ? core.cuda.deviceName(0) : 'host', rows };
+const results = { gpu, device: gpu ? core.cuda.deviceName(0) : 'host', quick, rows, sections: {} };
+// Seconds each section took (results.sections; printed at the end), to size the iteration counts.
+let lapStart = started;
+function lap(section) {
+  const now = process.hrtime.bigint();
+  results.sections[section] = Number(now - lapStart) / 1e9;
+  lapStart = now;
+}
 
 function record(group, name, value, unit, note = '') {
   rows.push({ group, name, value, unit, note });
@@ -100,8 +125,10 @@ for (const [name, make, pairIterations, steps] of resources) {
   }
   mr[Symbol.dispose]();
 }
+lap('resources');
 
 if (!copiesOnly && !args.includes('--no-suballocators')) await benchSuballocators({ record, quick, gpu });
+lap('sub-allocators and adaptors');
 
 // DeviceBuffer create+free of 64 bytes on the current device resource.
 if (!copiesOnly) {
@@ -114,93 +141,111 @@ if (!copiesOnly) {
   const target = gpu ? '' : '(target < 1000 ns in host mode)';
   record('DeviceBuffer', `create+free 64 B on ${core.getCurrentDeviceResource().constructor.name}`, ns, 'ns', target);
 }
+lap('DeviceBuffer');
 
 // DeviceBuffers moved between worker threads (transfer / fromTransferred).
 if (!copiesOnly && !args.includes('--no-threads')) await benchTransfers({ record, quick });
+lap('transfers');
 
 // Copies between host memory and the device (the same rows as `rmmjs bench`).
 benchCopies(record, quick, gpu);
+lap('copies');
 
-// Peers on the GPU machine (CuPy, PyTorch), measured in the same run.
-if (gpu && !args.includes('--no-peers') && !copiesOnly) {
-  const script = fileURLToPath(new URL('./bench_peers.py', import.meta.url));
-  const run = spawnSync('python3', [script, ...(quick ? ['--quick'] : [])], { encoding: 'utf8' });
-  if (run.status === 0) {
-    const peers = JSON.parse(run.stdout);
-    results.peers = peers;
-    for (const [name, value] of Object.entries(peers))
-      record('peers (Python)', name, value, name.includes('GB/s') ? 'GB/s' : 'ns');
-  } else {
-    console.log(`peers: not measured (${(run.stderr || run.error?.message || '').trim().split('\n').pop()})`);
-  }
+// Peers on the GPU machine (CuPy, PyTorch), measured in the same run on the same workload (in
+// host mode, a dry run of the script).
+if (!args.includes('--no-peers') && !copiesOnly) {
+  const { pairs, steps } = suballocatorCounts(quick);
+  results.peers = benchPeers({ record, quick, gpu, workload: randomWorkload({ steps }), pairs });
 }
+lap('peers');
 
 // Targets that are ratios to peers measured in this run.
 const value = (group, name) => rows.find((r) => r.group === group && r.name.startsWith(name))?.value;
 const peer = (name) => results.peers?.[name];
-const targets = [
-  [
-    'Cuda pair / cuMemAlloc loop',
-    value('CudaMemoryResource', 'pair 1 MiB from JS'),
-    value('CudaMemoryResource', 'pair 1 MiB: cuMemAlloc'),
-    '<=',
-    1.05,
-  ],
-  [
-    'CudaAsync pair / pool C++ loop',
-    value('CudaAsyncMemoryResource', 'pair 1 MiB from JS'),
-    value('CudaAsyncMemoryResource', 'pair 1 MiB: cuMemAllocFromPoolAsync'),
-    '<=',
-    1.1,
-  ],
-  ['pageable host->device / CuPy', value('copies', 'host->device'), peer('cupy host->device pageable GB/s'), '>=', 2],
-  ['pageable device->host / CuPy', value('copies', 'device->host'), peer('cupy device->host pageable GB/s'), '>=', 1.5],
-  ['pinned->device / CuPy pinned', value('copies', 'pinned->device'), peer('cupy host->device pinned GB/s'), '>=', 0.9],
-  ['device->pinned / CuPy pinned', value('copies', 'device->pinned'), peer('cupy device->host pinned GB/s'), '>=', 0.9],
-  ...['PoolMemoryResource', 'ArenaMemoryResource', 'FixedSizeMemoryResource', 'BinningMemoryResource'].map((name) => [
-    `${name} pair / CuPy MemoryPool pair`,
-    value(name, 'pair 1 MiB from JS'),
-    peer('cupy MemoryPool pair 1 MiB'),
-    '<=',
-    0.5,
-  ]),
-  [
-    'PoolMemoryResource random / CuPy random',
-    value('PoolMemoryResource', 'random workload ('),
-    peer('cupy MemoryPool random ns/op'),
-    '<=',
-    0.5,
-  ],
-  [
-    'Pool at 100,000 live / at 1,000',
-    value('PoolMemoryResource', 'random ops with 100000'),
-    value('PoolMemoryResource', 'random ops with 1000 '),
-    '<=',
-    2,
-  ],
-  [
-    'Arena 8 threads / 1 thread (ops/s)',
-    value('ArenaMemoryResource', '8 worker'),
-    value('ArenaMemoryResource', '1 worker'),
-    '>=',
-    3,
-  ],
-  [
-    'Logging pair / pool pair (C++)',
-    value('adaptors over a pool', 'LoggingResourceAdaptor pair (C++)'),
-    value('adaptors over a pool', 'pool pair 1 MiB (C++)'),
-    '<=',
-    3,
-  ],
-];
 results.targets = [];
 console.log('\ntargets (ratios measured in this run)');
-for (const [name, ours, theirs, op, target] of targets) {
+for (const [name, ours, theirs, op, target, options] of targetsOf(value, peer)) {
   if (ours === undefined || theirs === undefined) continue;
   const ratio = ours / theirs;
-  const met = op === '<=' ? ratio <= target : ratio >= target;
-  results.targets.push({ name, ratio, op, target, met });
-  console.log(`${name.padEnd(40)} ${ratio.toFixed(3).padStart(8)}  target ${op} ${target}  ${met ? 'met' : 'MISSED'}`);
+  const { met, verdict } = judge(ratio, op, target, options);
+  results.targets.push({ name, ratio, op, target, met, verdict });
+  console.log(targetLine(name, ratio, op, target, verdict));
 }
 
+results.seconds = Number(process.hrtime.bigint() - started) / 1e9;
+const sections = Object.entries(results.sections).map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`);
+console.log(`\ntook ${results.seconds.toFixed(1)} s: ${sections.join(', ')} s`);
 if (jsonPath) writeFileSync(jsonPath, JSON.stringify(results, null, 2));
+
+// [name, ours, theirs, op, target, { workers }]: `value(group, row name prefix)` looks a row up,
+// `peer(name)` a peer's figure. `workers`: the threads its rows run at once (n/a on fewer cores).
+function targetsOf(value, peer) {
+  return [
+    [
+      'Cuda pair / cuMemAlloc loop',
+      value('CudaMemoryResource', 'pair 1 MiB from JS'),
+      value('CudaMemoryResource', 'pair 1 MiB: cuMemAlloc'),
+      '<=',
+      1.05,
+    ],
+    [
+      'CudaAsync pair / pool C++ loop',
+      value('CudaAsyncMemoryResource', 'pair 1 MiB from JS'),
+      value('CudaAsyncMemoryResource', 'pair 1 MiB: cuMemAllocFromPoolAsync'),
+      '<=',
+      1.1,
+    ],
+    ['pageable host->device / CuPy', value('copies', 'host->device'), peer('cupy host->device pageable GB/s'), '>=', 2],
+    [
+      'pageable device->host / CuPy',
+      value('copies', 'device->host'),
+      peer('cupy device->host pageable GB/s'),
+      '>=',
+      1.5,
+    ],
+    [
+      'pinned->device / CuPy pinned',
+      value('copies', 'pinned->device'),
+      peer('cupy host->device pinned GB/s'),
+      '>=',
+      0.9,
+    ],
+    [
+      'device->pinned / CuPy pinned',
+      value('copies', 'device->pinned'),
+      peer('cupy device->host pinned GB/s'),
+      '>=',
+      0.9,
+    ],
+    ...['PoolMemoryResource', 'ArenaMemoryResource', 'FixedSizeMemoryResource', 'BinningMemoryResource'].map((name) => [
+      `${name} pair / CuPy MemoryPool pair`,
+      value(name, 'pair 1 MiB from JS'),
+      peer('cupy MemoryPool pair 1 MiB'),
+      '<=',
+      0.5,
+    ]),
+    [
+      'PoolMemoryResource random / CuPy random',
+      value('PoolMemoryResource', 'random workload ('),
+      peer('cupy MemoryPool random ns/op'),
+      '<=',
+      0.5,
+    ],
+    ...scaleTargets(value),
+    [
+      'Arena 8 threads / 1 thread (ops/s)',
+      value('ArenaMemoryResource', '8 worker'),
+      value('ArenaMemoryResource', '1 worker'),
+      '>=',
+      3,
+      { workers: 8 },
+    ],
+    [
+      'Logging pair / pool pair (C++)',
+      value('adaptors over a pool', 'LoggingResourceAdaptor pair (C++)'),
+      value('adaptors over a pool', 'pool pair 1 MiB (C++)'),
+      '<=',
+      3,
+    ],
+  ];
+}
