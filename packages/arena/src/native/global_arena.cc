@@ -74,12 +74,9 @@ char* GlobalArena::Allocate(std::size_t size, FreedOn* freed_on) {
 
 FreeResult GlobalArena::Free(char* ptr, std::size_t size, const FreedOn& freed_on) {
   std::lock_guard<std::mutex> lock(mutex_);
-  FreeResult result = superblocks_.Check(ptr, size);
-  if (result != FreeResult::kFreed) return result;
-  auto holder = superblocks_.Containing(ptr, size);
-  holder->second.freed_on.Merge(freed_on);  // before the block can be taken
-  superblocks_.Free(ptr, size);
-  if (superblocks_.IsEmpty(holder)) superblocks_.CoalesceEmpty(holder);
+  SuperblockSet::Iterator holder;
+  FreeResult result = superblocks_.Free(ptr, size, &holder, &freed_on);
+  if (result == FreeResult::kFreed && superblocks_.IsEmpty(holder)) superblocks_.CoalesceEmpty(holder);
   return result;
 }
 

@@ -63,7 +63,7 @@ SuperblockSet::Iterator SuperblockSet::Holder(char* ptr, std::size_t size) {
   return holder;
 }
 
-FreeResult SuperblockSet::Free(char* ptr, std::size_t size, Iterator* holder_out) {
+FreeResult SuperblockSet::Free(char* ptr, std::size_t size, Iterator* holder_out, const FreedOn* freed_on) {
   Iterator holder = Holder(ptr, size);
   if (holder == superblocks_.end()) return FreeResult::kNotHere;
   if (holder_out != nullptr) *holder_out = holder;
@@ -74,6 +74,7 @@ FreeResult SuperblockSet::Free(char* ptr, std::size_t size, Iterator* holder_out
   if (previous != free_by_address_.end() && previous->first + previous->second > ptr) {
     return FreeResult::kNotAllocated;
   }
+  if (freed_on != nullptr) holder->second.freed_on.Merge(*freed_on);
   char* holder_end = holder->first + holder->second.size;
   bool merge_previous = previous != free_by_address_.end() && previous->first >= holder->first &&
                         previous->first + previous->second == ptr;

@@ -54,9 +54,6 @@ class SuperblockSet {
   // The superblock that starts at `start`, or end().
   Iterator Find(char* start) { return superblocks_.find(start); }
 
-  // The superblock that holds [ptr, ptr + size), or end().
-  Iterator Containing(char* ptr, std::size_t size) { return Holder(ptr, size); }
-
   // Adds [start, start + size) as one free superblock.
   void AddEmpty(char* start, std::size_t size);
 
@@ -74,8 +71,10 @@ class SuperblockSet {
   char* AllocateSplitting(std::size_t size, Iterator* holder = nullptr);
 
   // Returns [ptr, ptr + size) to the free blocks of the superblock holding it, coalescing with
-  // its free neighbours in that superblock. *holder (when given) receives the superblock.
-  FreeResult Free(char* ptr, std::size_t size, Iterator* holder = nullptr);
+  // its free neighbours in that superblock. *holder (when given) receives the superblock;
+  // freed_on (when given) joins the superblock's before the block is free (it may throw
+  // std::bad_alloc, changing nothing).
+  FreeResult Free(char* ptr, std::size_t size, Iterator* holder = nullptr, const FreedOn* freed_on = nullptr);
 
   // What Free would answer, changing nothing.
   FreeResult Check(char* ptr, std::size_t size);
