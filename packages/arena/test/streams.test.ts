@@ -1,23 +1,13 @@
 // Stream order, as RMM: the default streams use the calling thread's arena, every other stream an
 // arena of its own; memory freed on a stream is reused on it at once and by other streams only
-// after synchronisation. On the fake driver the synchronisations are counted.
+// after they wait for it: on the event of the freeing stream where the memory went through the
+// global arena (RMM synchronises the stream instead), after a synchronisation where it is freed
+// into another arena. On the fake driver the driver calls are counted.
 import { DEFAULT_STREAM, DeviceBuffer, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM, Stream } from '@rmmjs/core';
 import { ArenaMemoryResource, arenaSummary } from '@rmmjs/arena';
-import { KiB, MiB, disposeAfterEach, expectBytes, fakeCuda, onFake, pattern } from '@rmmjs/test-helpers';
+import { KiB, MiB, disposeAfterEach, expectBytes, onFake, pattern } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { offset, upstreamCases } from './upstreams.js';
-
-/** Driver calls made while fn runs (all zero off the fake driver). */
-function callsDuring(fn: () => void, symbols = ['cuStreamSynchronize', 'cuEventRecord', 'cuEventSynchronize']) {
-  const before = onFake() ? fakeCuda.stats().calls : {};
-  fn();
-  const after = onFake() ? fakeCuda.stats().calls : {};
-  return Object.fromEntries(symbols.map((symbol) => [symbol, (after[symbol] ?? 0) - (before[symbol] ?? 0)]));
-}
-
-const expectCalls = (actual: Record<string, number>, expected: Record<string, number>) => {
-  if (onFake()) expect(actual).toEqual(expected);
-};
+import { callsDuring, expectCalls, offset, upstreamCases } from './upstreams.js';
 
 describe.each(upstreamCases)('ArenaMemoryResource streams over $name', ({ make }) => {
   const keep = disposeAfterEach();
@@ -35,7 +25,7 @@ describe.each(upstreamCases)('ArenaMemoryResource streams over $name', ({ make }
     });
     expect(again).toBe(p);
     // A free on a stream records the arena's event (the only driver call).
-    expectCalls(calls, { cuStreamSynchronize: 0, cuEventRecord: 1, cuEventSynchronize: 0 });
+    expectCalls(calls, { cuStreamSynchronize: 0, cuEventRecord: 1, cuEventSynchronize: 0, cuStreamWaitEvent: 0 });
     mr.deallocate(again, 1000, s);
     expect(arenaSummary(mr)).toMatchObject({ threadArenas: 0, streamArenas: 1 });
   });
@@ -52,7 +42,7 @@ describe.each(upstreamCases)('ArenaMemoryResource streams over $name', ({ make }
     expect(arenaSummary(mr)).toMatchObject({ threadArenas: 0, streamArenas: 4, globalSuperblocks: 0 });
   });
 
-  it('another stream gets it after synchronisation: a defragmentation waits for the freeing stream', () => {
+  it("another stream gets it after a defragmentation, waiting on the freeing stream's event", () => {
     const mr = arena(2 * MiB);
     const a = stream();
     const b = stream();
@@ -65,38 +55,102 @@ describe.each(upstreamCases)('ArenaMemoryResource streams over $name', ({ make }
       second = mr.allocate(MiB, b);
     });
     expect(second).toBe(p);
-    expectCalls(calls, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 1 });
+    expectCalls(calls, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 1 });
     mr.deallocate(first, MiB, b);
     mr.deallocate(second, MiB, b);
   });
 
-  it('a free on another stream synchronises that stream first', () => {
+  it("a free on another stream (into another stream's arena) synchronises that stream first", () => {
     const mr = arena(4 * MiB);
     const a = stream();
     const b = stream();
     const p = mr.allocate(1000, a);
     const calls = callsDuring(() => mr.deallocate(p, 1000, b));
-    expectCalls(calls, { cuStreamSynchronize: 1, cuEventRecord: 0, cuEventSynchronize: 0 });
+    expectCalls(calls, { cuStreamSynchronize: 1, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 0 });
     expect(mr.allocate(1000, a)).toBe(p);
     mr.deallocate(p, 1000, a);
   });
 
-  it('a block over 1 MiB is freed after its stream synchronises, then any stream reuses it', () => {
+  it("a block over 1 MiB is freed without synchronising: another stream waits on its stream's event", () => {
     const mr = arena(4 * MiB);
     const a = stream();
     const p = mr.allocate(2 * MiB, a);
-    const calls = callsDuring(() => mr.deallocate(p, 2 * MiB, a));
-    expectCalls(calls, { cuStreamSynchronize: 1, cuEventRecord: 0, cuEventSynchronize: 0 });
-    const q = mr.allocate(2 * MiB, stream());
+    const free = callsDuring(() => mr.deallocate(p, 2 * MiB, a));
+    expectCalls(free, { cuStreamSynchronize: 0, cuEventRecord: 1, cuEventSynchronize: 0, cuStreamWaitEvent: 0 });
+    let q = 0n;
+    const take = callsDuring(() => {
+      q = mr.allocate(2 * MiB, stream());
+    });
     expect(q).toBe(p);
+    expectCalls(take, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 1 });
     mr.deallocate(q, 2 * MiB);
+  });
+
+  it('a block over 1 MiB freed on a stream is reused on that stream without a wait', () => {
+    const mr = arena(4 * MiB);
+    const a = stream();
+    const p = mr.allocate(3 * MiB, a);
+    mr.deallocate(p, 3 * MiB, a);
+    let q = 0n;
+    const calls = callsDuring(() => {
+      q = mr.allocate(2 * MiB, a);
+    });
+    expect(q).toBe(p);
+    expectCalls(calls, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 0 });
+    mr.deallocate(q, 2 * MiB, a);
+  });
+
+  it('the legacy default stream frees large blocks with no driver call; its event is recorded when another stream takes one', () => {
+    const mr = arena(8 * MiB);
+    const p = mr.allocate(2 * MiB);
+    const q = mr.allocate(3 * MiB, LEGACY_DEFAULT_STREAM);
+    const free = callsDuring(() => {
+      mr.deallocate(p, 2 * MiB);
+      mr.deallocate(q, 3 * MiB, LEGACY_DEFAULT_STREAM);
+    });
+    expectCalls(free, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 0 });
+    // The same stream (0 and CU_STREAM_LEGACY are one) takes them back without a wait.
+    const same = callsDuring(() => {
+      expect(mr.allocate(2 * MiB, LEGACY_DEFAULT_STREAM)).toBe(p);
+      mr.deallocate(p, 2 * MiB);
+    });
+    expectCalls(same, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 0 });
+    const s = stream();
+    const take = callsDuring(() => {
+      expect(mr.allocate(5 * MiB, s)).toBe(p);
+    });
+    expectCalls(take, { cuStreamSynchronize: 0, cuEventRecord: 1, cuEventSynchronize: 0, cuStreamWaitEvent: 1 });
+    mr.deallocate(p, 5 * MiB, s);
+  });
+
+  it('a superblock carries the events of every stream that freed into it', () => {
+    const mr = arena(4 * MiB);
+    const [a, b, c] = [stream(), stream(), stream()];
+    const p = mr.allocate(2 * MiB, a);
+    const q = mr.allocate(2 * MiB, b);
+    expect(offset(q, p)).toBe(2 * MiB);
+    mr.deallocate(p, 2 * MiB, a);
+    mr.deallocate(q, 2 * MiB, b);
+    // The two freed superblocks merge: a stream taking the whole waits for both frees, one freeing
+    // stream only for the other's.
+    const onC = callsDuring(() => {
+      expect(mr.allocate(4 * MiB, c)).toBe(p);
+    });
+    expectCalls(onC, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 2 });
+    mr.deallocate(p, 4 * MiB, c);
+    const onA = callsDuring(() => {
+      expect(mr.allocate(4 * MiB, a)).toBe(p);
+    });
+    // c waited for a and b before its own free: c's event covers them (the superblock was taken whole).
+    expectCalls(onA, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 1 });
+    mr.deallocate(p, 4 * MiB, a);
   });
 
   it('the three default streams share the calling thread arena', () => {
     const mr = arena(4 * MiB);
     const p = mr.allocate(1000, PER_THREAD_DEFAULT_STREAM);
     const calls = callsDuring(() => mr.deallocate(p, 1000, DEFAULT_STREAM));
-    expectCalls(calls, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0 });
+    expectCalls(calls, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 0 });
     expect(mr.allocate(1000, LEGACY_DEFAULT_STREAM)).toBe(p);
     expect(mr.allocate(1000)).toBe(p + BigInt(KiB));
     expect(arenaSummary(mr)).toMatchObject({ threadArenas: 1, streamArenas: 0 });
@@ -106,27 +160,30 @@ describe.each(upstreamCases)('ArenaMemoryResource streams over $name', ({ make }
 
   it.each([
     [
-      'the legacy default stream is synchronised',
+      "the legacy default stream's event is recorded then",
       DEFAULT_STREAM,
-      { cuStreamSynchronize: 1, cuEventRecord: 0, cuEventSynchronize: 0 },
+      { cuStreamSynchronize: 0, cuEventRecord: 1, cuEventSynchronize: 0, cuStreamWaitEvent: 1 },
     ],
     [
-      'the per-thread default stream is waited for through an event',
+      "the per-thread default stream's event was recorded at the free",
       PER_THREAD_DEFAULT_STREAM,
-      { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 1 },
+      { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 1 },
     ],
-  ])("before a defragmentation moves a thread arena's frees on: %s", (_name, s, expected) => {
-    const mr = arena(4 * MiB);
-    const p = mr.allocate(1000, s);
-    mr.deallocate(p, 1000, s);
-    let all = 0n;
-    const calls = callsDuring(() => {
-      all = mr.allocate(4 * MiB, stream());
-    });
-    expect(all).toBe(p);
-    expectCalls(calls, expected);
-    mr.deallocate(all, 4 * MiB);
-  });
+  ])(
+    "a stream that takes a thread arena's superblock after a defragmentation waits for its frees: %s",
+    (_name, s, expected) => {
+      const mr = arena(4 * MiB);
+      const p = mr.allocate(1000, s);
+      mr.deallocate(p, 1000, s);
+      let all = 0n;
+      const calls = callsDuring(() => {
+        all = mr.allocate(4 * MiB, stream());
+      });
+      expect(all).toBe(p);
+      expectCalls(calls, expected);
+      mr.deallocate(all, 4 * MiB);
+    },
+  );
 
   it("RMM DeletedStream: a new stream that gets a destroyed stream's handle has an arena of its own", () => {
     const mr = arena(4 * MiB);
@@ -151,13 +208,14 @@ describe.each(upstreamCases)('ArenaMemoryResource streams over $name', ({ make }
     const onDefault = mr.allocate(1000);
     mr.deallocate(onDefault, 1000);
     // Every superblock goes back when the whole arena is needed, the destroyed stream's included,
-    // after waiting for the frees on it (its event outlives it).
+    // and the default stream waits for the frees on both streams (the destroyed one's event
+    // outlives it); its own frees need no wait.
     let all = 0n;
     const calls = callsDuring(() => {
       all = mr.allocate(4 * MiB);
     });
     expect(all).toBe(ptr);
-    expectCalls(calls, { cuStreamSynchronize: 1, cuEventRecord: 0, cuEventSynchronize: 2 });
+    expectCalls(calls, { cuStreamSynchronize: 0, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 2 });
     mr.deallocate(all, 4 * MiB);
   });
 
@@ -175,7 +233,7 @@ describe.each(upstreamCases)('ArenaMemoryResource streams over $name', ({ make }
     expect(p1).toBe(p);
     expect(offset(p2, threadPtr)).toBe(256);
     const calls = callsDuring(() => mr.deallocate(threadPtr, 256, PER_THREAD_DEFAULT_STREAM));
-    expectCalls(calls, { cuStreamSynchronize: 1, cuEventRecord: 0, cuEventSynchronize: 0 });
+    expectCalls(calls, { cuStreamSynchronize: 1, cuEventRecord: 0, cuEventSynchronize: 0, cuStreamWaitEvent: 0 });
     mr.deallocate(p1, MiB, other);
     mr.deallocate(p2, 32 * KiB, other);
     const all = mr.allocate(2 * MiB);

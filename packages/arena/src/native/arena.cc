@@ -1,26 +1,29 @@
 #include "arena.h"
 
 #include <mutex>
+#include <new>
 
 #include "rmmjs/resource.hpp"
 #include "rmmjs/status.hpp"
 
 namespace rmmjs::arena {
 
-Arena::~Arena() {
-  if (rmmjs_event event = event_.load()) {
-    DeviceContext context(device_);
-    CoreApi()->event_destroy(event);
-  }
-}
-
-char* Arena::Allocate(std::size_t size) {
+rmmjs_status Arena::Allocate(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out) {
   std::lock_guard<SpinLock> lock(lock_);
-  if (char* ptr = TakeCached(size)) return ptr;
+  if ((*out = TakeCached(size)) != nullptr) return RMMJS_OK;
   FlushCache();
-  if (char* ptr = superblocks_.Allocate(size)) return ptr;
-  if (!global_.Acquire(size, superblocks_)) return nullptr;
-  return superblocks_.Allocate(size);
+  if ((*out = superblocks_.Allocate(size)) != nullptr) return RMMJS_OK;
+  FreedOn freed_on;
+  char* superblock = global_.Acquire(size, superblocks_, &freed_on);
+  if (superblock == nullptr) return RMMJS_OK;
+  // Enqueued under the lock: the superblock's blocks are visible to this arena's other users.
+  rmmjs_status status = freed_on.OrderBefore(taker, stream, device_);
+  if (status != RMMJS_OK) {
+    global_.GiveBack(superblock, superblocks_, std::move(freed_on));
+    return status;
+  }
+  *out = superblocks_.Allocate(size);
+  return RMMJS_OK;
 }
 
 rmmjs_status Arena::Free(char* ptr, std::size_t size, rmmjs_stream stream, bool synchronized, FreeResult* result) {
@@ -39,31 +42,22 @@ rmmjs_status Arena::Free(char* ptr, std::size_t size, rmmjs_stream stream, bool 
   }
   if (cached_count_ == kCachedBlocks) FlushCache();
   cached_[cached_count_++] = {ptr, size};
-  if (pending) {
-    (on_legacy_stream ? legacy_stream_frees_ : event_frees_) = true;
-    frees_++;
-  }
+  if (pending) (on_legacy_stream ? legacy_stream_frees_ : event_frees_) = true;
   return RMMJS_OK;
 }
 
-rmmjs_status Arena::Clean() {
-  std::unique_lock<SpinLock> lock(lock_);
+rmmjs_status Arena::Clean() try {
+  std::lock_guard<SpinLock> lock(lock_);
   if (superblocks_.empty()) return RMMJS_OK;
-  if (legacy_stream_frees_ || event_frees_) {
-    bool legacy = legacy_stream_frees_;
-    bool event = event_frees_;
-    std::uint64_t seen = frees_;
-    lock.unlock();  // no lock held while the driver blocks
-    RMMJS_TRY(Synchronize(legacy, event));
-    lock.lock();
-    // Frees that came in meanwhile (the owner thread kept working): rare, so synchronise again
-    // holding the lock rather than loop.
-    if (frees_ != seen) RMMJS_TRY(Synchronize(legacy_stream_frees_, event_frees_));
-    legacy_stream_frees_ = event_frees_ = false;
-  }
+  FreedOn freed_on;
+  if (legacy_stream_frees_) freed_on.Add(legacy_);
+  if (event_frees_) freed_on.Add(event_);
   FlushCache();
-  global_.Release(superblocks_);
+  global_.Release(superblocks_, freed_on);
+  legacy_stream_frees_ = event_frees_ = false;
   return RMMJS_OK;
+} catch (const std::bad_alloc&) {
+  return FailOutOfHostMemory("ArenaMemoryResource");
 }
 
 char* Arena::TakeCached(std::size_t size) {
@@ -94,20 +88,7 @@ void Arena::FlushCache() {
 rmmjs_status Arena::RecordFree(rmmjs_stream stream) {
   DeviceContext context(device_);
   RMMJS_TRY(context.status());
-  rmmjs_event event = event_.load(std::memory_order_relaxed);
-  if (event == nullptr) {
-    RMMJS_TRY(CoreApi()->event_create(&event));
-    event_.store(event, std::memory_order_release);  // Synchronize reads it without the lock
-  }
-  return CoreApi()->event_record(event, stream);
-}
-
-rmmjs_status Arena::Synchronize(bool legacy_stream, bool event) const {
-  DeviceContext context(device_);
-  RMMJS_TRY(context.status());
-  if (legacy_stream) RMMJS_TRY(CoreApi()->stream_synchronize(0));
-  if (event) RMMJS_TRY(CoreApi()->event_synchronize(event_.load(std::memory_order_acquire)));
-  return RMMJS_OK;
+  return event_->RecordFree(stream);
 }
 
 }  // namespace rmmjs::arena

@@ -8,20 +8,23 @@
 // coalesces the cached blocks, so what fits after coalescing is found as in RMM.
 //
 // Stream order: memory freed here is reused at once by this arena, whose allocations are on the
-// same stream (a stream arena) or on the same thread's default streams (a thread arena). Before
-// superblocks leave it (Clean: defragmentation, the thread's exit) the frees are synchronised:
-// the legacy default stream is synchronised, and frees on other streams are covered by an event
-// recorded at each free (an enqueue, with the arena's lock held). RMM synchronises the whole device instead (core's API
-// has no device synchronize, and an event also covers streams that were destroyed since).
+// same stream (a stream arena) or on the same thread's default streams (a thread arena). When
+// superblocks leave it (Clean: defragmentation, the thread's exit) they carry the streams of the
+// frees made here (the legacy default stream's lazily recorded event, and the event recorded at
+// each free on the arena's own stream: an enqueue, with the arena's lock held), and an arena that
+// acquires a superblock orders its stream after them. RMM synchronises the whole device instead.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
+
+#include <memory>
 
 #include "global_arena.h"
 #include "rmmjs/abi.h"
 #include "rmmjs/spin_lock.hpp"
+#include "rmmjs/stream_key.hpp"
+#include "stream_event.h"
 #include "superblock_set.h"
 
 namespace rmmjs::arena {
@@ -29,21 +32,27 @@ namespace rmmjs::arena {
 // Aligned to a cache line, so that the arenas of two threads never share one.
 class alignas(64) Arena {
  public:
-  Arena(GlobalArena& global, int32_t device, bool cuda) : global_(global), device_(device), cuda_(cuda) {}
-  ~Arena();
+  // `event`: the event of the arena's own stream (its created stream, or the thread's per-thread
+  // default stream); `legacy`: the legacy default stream's (a thread arena's frees on it).
+  Arena(GlobalArena& global, int32_t device, bool cuda, std::shared_ptr<StreamEvent> event,
+        std::shared_ptr<StreamEvent> legacy)
+      : global_(global), device_(device), cuda_(cuda), event_(std::move(event)), legacy_(std::move(legacy)) {}
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
-  // A block of `size` bytes (256-aligned, at most 1 MiB), acquiring a superblock from the global
-  // arena when none fits; nullptr when the global arena has none either.
-  char* Allocate(std::size_t size);
+  // A block of `size` bytes (256-aligned, at most 1 MiB) for an allocation on `stream` (key
+  // `taker`), acquiring a superblock from the global arena when none fits (`stream` is ordered
+  // after the frees of it first); *out nullptr when the global arena has none either.
+  rmmjs_status Allocate(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out);
 
   // Frees a block this arena holds (*result kNotHere otherwise). `synchronized`: the caller
   // already synchronised `stream`, so the block needs no synchronisation before it moves on.
   rmmjs_status Free(char* ptr, std::size_t size, rmmjs_stream stream, bool synchronized, FreeResult* result);
 
-  // Synchronises the frees made here, then returns every superblock to the global arena.
+  // Returns every superblock to the global arena, freed on the streams of the frees made here.
   rmmjs_status Clean();
+
+  const std::shared_ptr<StreamEvent>& event() const { return event_; }
 
  private:
   struct CachedBlock {
@@ -56,22 +65,20 @@ class alignas(64) Arena {
   FreeResult CheckFree(char* ptr, std::size_t size);
   void FlushCache();
   rmmjs_status RecordFree(rmmjs_stream stream);  // with lock_ held
-  rmmjs_status Synchronize(bool legacy_stream, bool event) const;
 
   GlobalArena& global_;
   const int32_t device_;
   const bool cuda_;
+  const std::shared_ptr<StreamEvent> event_;
+  const std::shared_ptr<StreamEvent> legacy_;
   SpinLock lock_;
   SuperblockSet superblocks_;
   CachedBlock cached_[kCachedBlocks] = {};  // freed, not yet in superblocks_'s free blocks
   unsigned cached_count_ = 0;
-  // Frees not yet synchronised (guarded by lock_): on the legacy default stream, and on the
-  // stream `event_` was last recorded on. frees_ counts them, so Clean sees frees that came in
-  // while it synchronised without holding the lock.
+  // Frees made here since the superblocks last left (guarded by lock_): on the legacy default
+  // stream, and on the arena's own stream (event_ recorded).
   bool legacy_stream_frees_ = false;
   bool event_frees_ = false;
-  std::uint64_t frees_ = 0;
-  std::atomic<rmmjs_event> event_{nullptr};
 };
 
 }  // namespace rmmjs::arena

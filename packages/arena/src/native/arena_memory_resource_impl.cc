@@ -69,10 +69,12 @@ ArenaMemoryResourceImpl::ArenaMemoryResourceImpl(ResourceRef upstream, bool dump
       device_(upstream_.get()->device),
       cuda_(CoreApi()->cuda_available() != 0),
       dump_log_on_failure_(dump_log_on_failure),
-      serial_(g_next_serial.fetch_add(1)) {}
+      serial_(g_next_serial.fetch_add(1)),
+      legacy_event_(std::make_shared<StreamEvent>(StreamKey{StreamKind::kLegacy, 0}, device_)) {}
 
 ArenaMemoryResourceImpl::~ArenaMemoryResourceImpl() {
   if (global_.base() == nullptr) return;
+  if (cuda_) SynchronizeAll();
   if (CoreApi()->deallocate(upstream_.get(), global_.base(), global_.size(), 0) != RMMJS_OK) {
     LogAt(RMMJS_LOG_ERROR, "ArenaMemoryResource: returning memory upstream failed: " + LastErrorMessage());
   }
@@ -104,20 +106,37 @@ rmmjs_status ArenaMemoryResourceImpl::Allocate(std::size_t bytes, rmmjs_stream s
   if (bytes == 0) return RMMJS_OK;
   if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) bytes = SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT;
   std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
-  StreamKey arena_key = kThreadArena;
-  if (!GlobalArena::Handles(size)) RMMJS_TRY(ArenaKeyOf(stream, &arena_key));
-  if (char* ptr = AllocateOnce(size, arena_key)) return HandOut(ptr, size, stream, out);
+  StreamKey taker = kThreadArena;  // a large allocation needs the key only to wait for other streams
+  if (!GlobalArena::Handles(size)) RMMJS_TRY(StreamKeyOf(stream, cuda_, &taker));
+  char* ptr = nullptr;
+  RMMJS_TRY(AllocateOnce(size, taker, stream, &ptr));
+  if (ptr != nullptr) return HandOut(ptr, size, stream, out);
   // RMM: every arena gives its superblocks back to the global arena, and one more try.
   RMMJS_TRY(Defragment());
-  if (char* ptr = AllocateOnce(size, arena_key)) return HandOut(ptr, size, stream, out);
+  RMMJS_TRY(AllocateOnce(size, taker, stream, &ptr));
+  if (ptr != nullptr) return HandOut(ptr, size, stream, out);
   if (dump_log_on_failure_) DumpMemoryLog(size);
   return Fail(RMMJS_ERR_OUT_OF_MEMORY,
               "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): No room in arena.");
 }
 
-char* ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, const StreamKey& arena_key) {
-  if (GlobalArena::Handles(size)) return global_.Allocate(size);
-  return ArenaFor(arena_key, true)->Allocate(size);
+rmmjs_status ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, const StreamKey& taker, rmmjs_stream stream,
+                                                   char** out) {
+  if (GlobalArena::Handles(size)) return AllocateLarge(size, stream, out);
+  return ArenaFor(ArenaKey(taker), true)->Allocate(size, taker, stream, out);
+}
+
+rmmjs_status ArenaMemoryResourceImpl::AllocateLarge(std::size_t size, rmmjs_stream stream, char** out) {
+  FreedOn freed_on;
+  *out = global_.Allocate(size, &freed_on);
+  if (*out == nullptr || freed_on.empty()) return RMMJS_OK;
+  StreamKey taker;
+  rmmjs_status status = StreamKeyOf(stream, cuda_, &taker);
+  if (status == RMMJS_OK) status = freed_on.OrderBefore(taker, stream, device_);
+  if (status == RMMJS_OK) return RMMJS_OK;
+  global_.Free(*out, size, freed_on);  // back as it was
+  *out = nullptr;
+  return status;
 }
 
 // Remembers a block handed out: a free must name one as it was handed out (RMM's checks find a
@@ -152,38 +171,54 @@ rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t byte
 }
 
 rmmjs_status ArenaMemoryResourceImpl::Release(char* ptr, std::size_t size, rmmjs_stream stream) {
-  bool synchronized = false;
+  StreamKey key;
+  RMMJS_TRY(StreamKeyOf(stream, cuda_, &key));
+  bool synchronized = !cuda_;  // host mode: no work in flight
   FreeResult result = FreeResult::kNotHere;
   if (GlobalArena::Handles(size)) {
-    // RMM: a large block goes straight back to the global arena, so its stream's work must be
-    // done first.
-    RMMJS_TRY(SynchronizeStream(stream));
-    synchronized = true;
-    result = global_.Free(ptr, size);
+    // A large block goes straight back to the global arena, carrying its stream's event (RMM
+    // synchronises the stream first).
+    FreedOn freed_on;
+    RMMJS_TRY(FreedOnStream(key, stream, &freed_on, &synchronized));
+    result = global_.Free(ptr, size, freed_on);
   }
   if (result == FreeResult::kNotHere) {
-    StreamKey key;
-    RMMJS_TRY(ArenaKeyOf(stream, &key));
-    if (Arena* arena = ArenaFor(key, false)) RMMJS_TRY(arena->Free(ptr, size, stream, synchronized, &result));
+    if (Arena* arena = ArenaFor(ArenaKey(key), false)) {
+      RMMJS_TRY(arena->Free(ptr, size, stream, synchronized, &result));
+    }
   }
-  if (result == FreeResult::kNotHere) {
-    // The block's superblock is elsewhere (another thread's or stream's arena, or moved by a
-    // defragmentation): after this stream's work is done, it can go back wherever it is.
-    if (!synchronized) RMMJS_TRY(SynchronizeStream(stream));
-    result = FreeElsewhere(ptr, size);
-  }
+  if (result == FreeResult::kNotHere) RMMJS_TRY(FreeElsewhere(ptr, size, key, stream, synchronized, &result));
   return result == FreeResult::kFreed ? RMMJS_OK : AllocationNotFound(result);
+}
+
+rmmjs_status ArenaMemoryResourceImpl::FreedOnStream(const StreamKey& key, rmmjs_stream stream, FreedOn* freed_on,
+                                                    bool* synchronized) {
+  if (*synchronized) return RMMJS_OK;
+  if (key.kind == StreamKind::kLegacy) {
+    *freed_on = FreedOn(legacy_event_);  // recorded when another stream takes the memory
+    return RMMJS_OK;
+  }
+  const std::shared_ptr<StreamEvent>& event = ArenaFor(ArenaKey(key), true)->event();
+  {
+    DeviceContext context(device_);
+    rmmjs_status status = context.status();
+    if (status == RMMJS_OK) status = event->RecordFree(stream);
+    if (status == RMMJS_OK) {
+      *freed_on = FreedOn(event);
+      return RMMJS_OK;
+    }
+  }
+  // No event: the stream's work is waited for here, as RMM does.
+  RMMJS_TRY(SynchronizeStream(stream));
+  *synchronized = true;
+  return RMMJS_OK;
 }
 
 // The default streams use the calling thread's arena; any other stream an arena of its own, by its
 // stream id: a new stream that gets a destroyed stream's handle does not inherit that stream's
-// arena, whose frees may still be in flight. A driver call for a created stream.
-rmmjs_status ArenaMemoryResourceImpl::ArenaKeyOf(rmmjs_stream stream, StreamKey* key) const {
-  if (IsDefaultStream(stream)) {
-    *key = kThreadArena;
-    return RMMJS_OK;
-  }
-  return StreamKeyOf(stream, cuda_, key);
+// arena, whose frees may still be in flight.
+StreamKey ArenaMemoryResourceImpl::ArenaKey(const StreamKey& stream_key) {
+  return stream_key.kind == StreamKind::kCreated ? stream_key : kThreadArena;
 }
 
 Arena* ArenaMemoryResourceImpl::ArenaFor(const StreamKey& key, bool create) {
@@ -210,7 +245,10 @@ Arena* ArenaMemoryResourceImpl::FindOrCreateArena(const StreamKey& key, bool cre
     }
   }
   if (arena == nullptr && create) {
-    auto made = std::make_shared<Arena>(global_, device_, cuda_);
+    // The arena's own stream: its created stream, or the thread's per-thread default stream.
+    StreamKey own = per_thread ? StreamKey{StreamKind::kPerThread, ThisThreadNumber()} : key;
+    auto made =
+        std::make_shared<Arena>(global_, device_, cuda_, std::make_shared<StreamEvent>(own, device_), legacy_event_);
     std::unique_lock<std::shared_mutex> lock(arenas_mutex_);
     auto& slot = per_thread ? thread_arenas_[thread] : stream_arenas_[key.id];
     if (!slot) slot = std::move(made);
@@ -265,17 +303,42 @@ rmmjs_status ArenaMemoryResourceImpl::SynchronizeStream(rmmjs_stream stream) con
   return CoreApi()->stream_synchronize(stream);
 }
 
-FreeResult ArenaMemoryResourceImpl::FreeElsewhere(char* ptr, std::size_t size) {
+rmmjs_status ArenaMemoryResourceImpl::FreeElsewhere(char* ptr, std::size_t size, const StreamKey& key,
+                                                    rmmjs_stream stream, bool synchronized, FreeResult* result) {
+  FreedOn freed_on;
   // A superblock moving while this looks can be missed; a move is counted, and then it looks again.
   for (;;) {
     std::uint64_t moves = global_.moves();
-    FreeResult result = global_.Free(ptr, size);
-    if (result != FreeResult::kNotHere) return result;
-    for (const auto& arena : AllArenas()) {
-      arena->Free(ptr, size, 0, true, &result);
-      if (result != FreeResult::kNotHere) return result;
+    if (global_.Check(ptr, size) != FreeResult::kNotHere) {
+      if (freed_on.empty()) RMMJS_TRY(FreedOnStream(key, stream, &freed_on, &synchronized));
+      *result = global_.Free(ptr, size, freed_on);
+      if (*result != FreeResult::kNotHere) return RMMJS_OK;
     }
-    if (global_.moves() == moves) return FreeResult::kNotHere;
+    // Another thread's or stream's arena reuses the block at once, so the stream's work must be
+    // done first (as RMM does for every such free).
+    if (!synchronized) {
+      RMMJS_TRY(SynchronizeStream(stream));
+      synchronized = true;
+      freed_on.Clear();
+    }
+    for (const auto& arena : AllArenas()) {
+      RMMJS_TRY(arena->Free(ptr, size, 0, true, result));
+      if (*result != FreeResult::kNotHere) return RMMJS_OK;
+    }
+    if (global_.moves() == moves) return RMMJS_OK;
+  }
+}
+
+void ArenaMemoryResourceImpl::SynchronizeAll() {
+  // The work queued before the frees must finish before the memory goes back upstream: the
+  // arenas' frees join the global arena's, and the streams of all of them are waited for.
+  rmmjs_status status = RMMJS_OK;
+  for (const auto& arena : AllArenas()) {
+    if (status == RMMJS_OK) status = arena->Clean();
+  }
+  if (status == RMMJS_OK) status = global_.FreedOnAll().Synchronize(device_);
+  if (status != RMMJS_OK) {
+    LogAt(RMMJS_LOG_ERROR, "ArenaMemoryResource: waiting for the streams failed: " + LastErrorMessage());
   }
 }
 

@@ -3,6 +3,11 @@
 // dump. Shared (std::shared_ptr) between the resource and the exit hooks of the threads that
 // have an arena in it, so a thread that outlives the resource cleans nothing, and a resource
 // that outlives a thread gets that thread's superblocks back when it exits.
+//
+// No free waits for its stream (RMM synchronises it before memory reaches the global arena): memory
+// that reaches the global arena carries the events of the streams it was freed on (stream_event.h),
+// and a stream that takes it waits on those first. A block whose superblock sits in another arena
+// is the exception: it is freed there after its stream synchronises, as in RMM.
 #pragma once
 
 #include <cstddef>
@@ -20,13 +25,14 @@
 #include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
 #include "rmmjs/stream_key.hpp"
+#include "stream_event.h"
 
 namespace rmmjs::arena {
 
 class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryResourceImpl> {
  public:
   ArenaMemoryResourceImpl(ResourceRef upstream, bool dump_log_on_failure);
-  ~ArenaMemoryResourceImpl();  // returns the upstream block
+  ~ArenaMemoryResourceImpl();  // waits for the frees still in flight, then returns the upstream block
   ArenaMemoryResourceImpl(const ArenaMemoryResourceImpl&) = delete;
   ArenaMemoryResourceImpl& operator=(const ArenaMemoryResourceImpl&) = delete;
 
@@ -54,14 +60,19 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
   static constexpr StreamKey kThreadArena{StreamKind::kLegacy, 0};
 
  private:
-  rmmjs_status ArenaKeyOf(rmmjs_stream stream, StreamKey* key) const;
-  char* AllocateOnce(std::size_t size, const StreamKey& arena_key);
+  static StreamKey ArenaKey(const StreamKey& stream_key);
+  rmmjs_status AllocateOnce(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out);
+  rmmjs_status AllocateLarge(std::size_t size, rmmjs_stream stream, char** out);
   Arena* ArenaFor(const StreamKey& key, bool create);
   Arena* FindOrCreateArena(const StreamKey& key, bool create);
   std::vector<std::shared_ptr<Arena>> AllArenas();
   rmmjs_status Defragment();
   rmmjs_status SynchronizeStream(rmmjs_stream stream) const;
-  FreeResult FreeElsewhere(char* ptr, std::size_t size);
+  // What a free on `stream` leaves behind: its stream's event, recorded (nothing once synchronised).
+  rmmjs_status FreedOnStream(const StreamKey& key, rmmjs_stream stream, FreedOn* freed_on, bool* synchronized);
+  rmmjs_status FreeElsewhere(char* ptr, std::size_t size, const StreamKey& key, rmmjs_stream stream, bool synchronized,
+                             FreeResult* result);
+  void SynchronizeAll();
   void DumpMemoryLog(std::size_t bytes);
 
   ResourceRef upstream_;
@@ -75,7 +86,8 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
   rmmjs_status HandOut(char* ptr, std::size_t size, rmmjs_stream stream, void** out);
 
   GlobalArena global_;
-  ShardedPointerTable<std::size_t> handed_out_;  // every block handed out: its size
+  const std::shared_ptr<StreamEvent> legacy_event_;  // the legacy default stream's (recorded lazily)
+  ShardedPointerTable<std::size_t> handed_out_;      // every block handed out: its size
   std::shared_mutex arenas_mutex_;
   std::unordered_map<std::thread::id, std::shared_ptr<Arena>> thread_arenas_;
   std::unordered_map<std::uint64_t, std::shared_ptr<Arena>> stream_arenas_;  // by stream id

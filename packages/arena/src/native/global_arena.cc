@@ -23,38 +23,75 @@ void GlobalArena::Initialize(char* base, std::size_t size) {
   superblocks_.AddEmpty(base, size);
 }
 
-bool GlobalArena::Acquire(std::size_t size, SuperblockSet& arena) {
+char* GlobalArena::Acquire(std::size_t size, SuperblockSet& arena, FreedOn* freed_on) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto superblock = superblocks_.BestFitSuperblock(size);
-  if (superblock == superblocks_.end()) return false;
-  if (superblocks_.IsEmpty(superblock) && superblock->second >= 2 * kMinimumSuperblockSize) {
+  if (superblock == superblocks_.end()) return nullptr;
+  if (superblocks_.IsEmpty(superblock) && superblock->second.size >= 2 * kMinimumSuperblockSize) {
     superblock = superblocks_.SplitEmpty(superblock, kMinimumSuperblockSize);
   }
+  *freed_on = std::move(superblock->second.freed_on);
+  superblock->second.freed_on.Clear();
   superblocks_.MoveTo(superblock, arena);
   moves_.fetch_add(1, std::memory_order_release);
-  return true;
+  return superblock->first;
 }
 
-void GlobalArena::Release(SuperblockSet& arena) {
+void GlobalArena::GiveBack(char* start, SuperblockSet& arena, FreedOn freed_on) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto superblock = arena.Find(start);
+  superblock->second.freed_on = std::move(freed_on);
+  superblock = arena.MoveTo(superblock, superblocks_);
+  if (superblocks_.IsEmpty(superblock)) superblocks_.CoalesceEmpty(superblock);
+  moves_.fetch_add(1, std::memory_order_release);
+}
+
+void GlobalArena::Release(SuperblockSet& arena, const FreedOn& freed_on) {
   std::lock_guard<std::mutex> lock(mutex_);
   while (!arena.empty()) {
+    arena.begin()->second.freed_on.Merge(freed_on);
     auto superblock = arena.MoveTo(arena.begin(), superblocks_);
     if (superblocks_.IsEmpty(superblock)) superblocks_.CoalesceEmpty(superblock);
   }
   moves_.fetch_add(1, std::memory_order_release);
 }
 
-char* GlobalArena::Allocate(std::size_t size) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return superblocks_.AllocateSplitting(size);
-}
-
-FreeResult GlobalArena::Free(char* ptr, std::size_t size) {
+char* GlobalArena::Allocate(std::size_t size, FreedOn* freed_on) {
   std::lock_guard<std::mutex> lock(mutex_);
   SuperblockSet::Iterator holder;
-  FreeResult result = superblocks_.Free(ptr, size, &holder);
+  char* ptr = superblocks_.AllocateSplitting(size, &holder);
+  if (ptr == nullptr) return nullptr;
+  if (holder->first == ptr && holder->second.size == size) {
+    // The whole superblock: once the taker's stream is ordered after these frees, its own free
+    // of it is all that a later taker needs to wait for.
+    *freed_on = std::move(holder->second.freed_on);
+    holder->second.freed_on.Clear();
+  } else {
+    *freed_on = holder->second.freed_on;
+  }
+  return ptr;
+}
+
+FreeResult GlobalArena::Free(char* ptr, std::size_t size, const FreedOn& freed_on) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  SuperblockSet::Iterator holder;
+  FreeResult result = superblocks_.Free(ptr, size, &holder, &freed_on);
   if (result == FreeResult::kFreed && superblocks_.IsEmpty(holder)) superblocks_.CoalesceEmpty(holder);
   return result;
+}
+
+FreeResult GlobalArena::Check(char* ptr, std::size_t size) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return superblocks_.Check(ptr, size);
+}
+
+FreedOn GlobalArena::FreedOnAll() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  FreedOn all;
+  for (auto superblock = superblocks_.begin(); superblock != superblocks_.end(); ++superblock) {
+    all.Merge(superblock->second.freed_on);
+  }
+  return all;
 }
 
 GlobalArena::Summary GlobalArena::Summarize() {
@@ -78,7 +115,7 @@ void GlobalArena::DumpMemoryLog() {
   std::size_t max_free = 0;
   for (auto superblock = superblocks_.begin(); superblock != superblocks_.end(); ++superblock) {
     SuperblockStats stats = superblocks_.Stats(superblock);
-    total_size += superblock->second;
+    total_size += superblock->second.size;
     total_free += stats.total_free;
     if (stats.max_free > max_free) max_free = stats.max_free;
   }
@@ -96,10 +133,10 @@ void GlobalArena::DumpMemoryLog() {
   for (auto superblock = superblocks_.begin(); superblock != superblocks_.end(); ++superblock, ++index) {
     SuperblockStats stats = superblocks_.Stats(superblock);
     char* start = superblock->first;
-    char* end = start + superblock->second;
+    char* end = start + superblock->second.size;
     if (previous_end == nullptr) previous_end = start;
     LogAt(RMMJS_LOG_DEBUG, "    Superblock " + std::to_string(index) + ": start=" + Pointer(start) +
-                               ", end=" + Pointer(end) + ", size=" + FormatBytes(superblock->second) +
+                               ", end=" + Pointer(end) + ", size=" + FormatBytes(superblock->second.size) +
                                ", empty=" + (superblocks_.IsEmpty(superblock) ? "T" : "F") + ", # free blocks=" +
                                std::to_string(stats.free_blocks) + ", max free=" + FormatBytes(stats.max_free) +
                                ", gap=" + FormatBytes(static_cast<std::size_t>(start - previous_end)));

@@ -1,6 +1,8 @@
 // RMM's global_arena: the one block taken from the upstream resource, cut into superblocks that
 // the per-thread and per-stream arenas acquire and release. Requests over 1 MiB are served here
 // directly. Thread-safe (one mutex, taken only when superblocks move or for those large requests).
+// Nothing here waits for a stream: each superblock carries the streams its memory was freed on
+// (FreedOn), and whoever takes memory from it orders its own stream after them.
 #pragma once
 
 #include <atomic>
@@ -27,17 +29,30 @@ class GlobalArena {
   static bool Handles(std::size_t size) { return size > kMinimumSuperblockSize; }
 
   // Moves a superblock with a free block of at least `size` bytes into `arena` (an empty one is
-  // first cut down to 1 MiB when it is at least 2 MiB). False when none fits. The caller holds
-  // the lock of the arena that `arena` belongs to.
-  bool Acquire(std::size_t size, SuperblockSet& arena);
+  // first cut down to 1 MiB when it is at least 2 MiB); returns its start, or nullptr when none
+  // fits. *freed_on receives the streams whose frees of it may still be in flight: the taker's
+  // stream is ordered after them before the superblock is used. The caller holds the lock of the
+  // arena that `arena` belongs to.
+  char* Acquire(std::size_t size, SuperblockSet& arena, FreedOn* freed_on);
 
-  // Moves every superblock of `arena` here (the caller holds that arena's lock).
-  void Release(SuperblockSet& arena);
+  // Takes back the superblock at `start` that Acquire just moved into `arena`, untouched since,
+  // with what it was freed on (the taker's stream could not be ordered after it).
+  void GiveBack(char* start, SuperblockSet& arena, FreedOn freed_on);
 
-  // A large allocation, or nullptr.
-  char* Allocate(std::size_t size);
+  // Moves every superblock of `arena` here, freed on `freed_on` (the caller holds that arena's lock).
+  void Release(SuperblockSet& arena, const FreedOn& freed_on);
 
-  FreeResult Free(char* ptr, std::size_t size);
+  // A large allocation, or nullptr. *freed_on: as Acquire's, for the superblock holding it.
+  char* Allocate(std::size_t size, FreedOn* freed_on);
+
+  // Frees a block freed on `freed_on` (empty: its work is done).
+  FreeResult Free(char* ptr, std::size_t size, const FreedOn& freed_on);
+
+  // What Free would answer, changing nothing.
+  FreeResult Check(char* ptr, std::size_t size);
+
+  // Every stream whose frees of memory here may still be in flight.
+  FreedOn FreedOnAll();
 
   // Counts superblock moves between this and the arenas: a search for a block that finds it
   // nowhere is repeated when a move happened meanwhile.

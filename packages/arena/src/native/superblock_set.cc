@@ -5,7 +5,7 @@
 
 namespace rmmjs::arena {
 void SuperblockSet::AddEmpty(char* start, std::size_t size) {
-  superblocks_.emplace(start, size);
+  superblocks_.emplace(start, Superblock{size, {}});
   InsertFree(start, size, free_by_address_.lower_bound(start));
 }
 
@@ -21,16 +21,18 @@ SuperblockSet::Iterator SuperblockSet::BestFitSuperblock(std::size_t size) {
   return Holder(fit->second, fit->first);
 }
 
-char* SuperblockSet::AllocateSplitting(std::size_t size) {
+char* SuperblockSet::AllocateSplitting(std::size_t size, Iterator* holder) {
   auto fit = free_by_size_.lower_bound({size, nullptr});
   if (fit == free_by_size_.end()) return nullptr;
   auto superblock = superblocks_.find(fit->second);
-  if (superblock != superblocks_.end() && superblock->second == fit->first &&
+  if (superblock != superblocks_.end() && superblock->second.size == fit->first &&
       fit->first >= size + kMinimumSuperblockSize) {
     SplitEmpty(superblock, size);
     fit = free_by_size_.find({size, superblock->first});
   }
-  return TakeFront(fit, size);
+  char* ptr = TakeFront(fit, size);
+  if (holder != nullptr) *holder = Holder(ptr, size);
+  return ptr;
 }
 
 char* SuperblockSet::TakeFront(FreeBySize::iterator by_size, std::size_t size) {
@@ -57,11 +59,11 @@ SuperblockSet::Iterator SuperblockSet::Holder(char* ptr, std::size_t size) {
   if (next == superblocks_.begin()) return superblocks_.end();
   auto holder = std::prev(next);
   auto offset = static_cast<std::uintptr_t>(ptr - holder->first);
-  if (size > holder->second || offset > holder->second - size) return superblocks_.end();
+  if (size > holder->second.size || offset > holder->second.size - size) return superblocks_.end();
   return holder;
 }
 
-FreeResult SuperblockSet::Free(char* ptr, std::size_t size, Iterator* holder_out) {
+FreeResult SuperblockSet::Free(char* ptr, std::size_t size, Iterator* holder_out, const FreedOn* freed_on) {
   Iterator holder = Holder(ptr, size);
   if (holder == superblocks_.end()) return FreeResult::kNotHere;
   if (holder_out != nullptr) *holder_out = holder;
@@ -72,7 +74,8 @@ FreeResult SuperblockSet::Free(char* ptr, std::size_t size, Iterator* holder_out
   if (previous != free_by_address_.end() && previous->first + previous->second > ptr) {
     return FreeResult::kNotAllocated;
   }
-  char* holder_end = holder->first + holder->second;
+  if (freed_on != nullptr) holder->second.freed_on.Merge(*freed_on);
+  char* holder_end = holder->first + holder->second.size;
   bool merge_previous = previous != free_by_address_.end() && previous->first >= holder->first &&
                         previous->first + previous->second == ptr;
   bool merge_next = next != free_by_address_.end() && next->first == end && next->first < holder_end;
@@ -106,14 +109,15 @@ FreeResult SuperblockSet::Check(char* ptr, std::size_t size) {
 
 bool SuperblockSet::IsEmpty(Iterator superblock) const {
   auto block = free_by_address_.find(superblock->first);
-  return block != free_by_address_.end() && block->second == superblock->second;
+  return block != free_by_address_.end() && block->second == superblock->second.size;
 }
 
 SuperblockSet::Iterator SuperblockSet::SplitEmpty(Iterator superblock, std::size_t head_size) {
   char* start = superblock->first;
-  std::size_t tail_size = superblock->second - head_size;
-  superblock->second = head_size;
-  superblocks_.emplace_hint(std::next(superblock), start + head_size, tail_size);
+  std::size_t tail_size = superblock->second.size - head_size;
+  superblocks_.emplace_hint(std::next(superblock), start + head_size,
+                            Superblock{tail_size, superblock->second.freed_on});
+  superblock->second.size = head_size;
   auto block = free_by_address_.find(start);
   ResizeFree(block, head_size);
   InsertFree(start + head_size, tail_size, std::next(block));
@@ -123,26 +127,28 @@ SuperblockSet::Iterator SuperblockSet::SplitEmpty(Iterator superblock, std::size
 SuperblockSet::Iterator SuperblockSet::CoalesceEmpty(Iterator superblock) {
   if (superblock != superblocks_.begin()) {
     auto previous = std::prev(superblock);
-    if (previous->first + previous->second == superblock->first && IsEmpty(previous)) {
+    if (previous->first + previous->second.size == superblock->first && IsEmpty(previous)) {
+      previous->second.freed_on.Merge(superblock->second.freed_on);
       EraseFree(free_by_address_.find(superblock->first));
-      previous->second += superblock->second;
-      ResizeFree(free_by_address_.find(previous->first), previous->second);
+      previous->second.size += superblock->second.size;
+      ResizeFree(free_by_address_.find(previous->first), previous->second.size);
       superblocks_.erase(superblock);
       superblock = previous;
     }
   }
   auto next = std::next(superblock);
-  if (next != superblocks_.end() && superblock->first + superblock->second == next->first && IsEmpty(next)) {
+  if (next != superblocks_.end() && superblock->first + superblock->second.size == next->first && IsEmpty(next)) {
+    superblock->second.freed_on.Merge(next->second.freed_on);
     EraseFree(free_by_address_.find(next->first));
-    superblock->second += next->second;
-    ResizeFree(free_by_address_.find(superblock->first), superblock->second);
+    superblock->second.size += next->second.size;
+    ResizeFree(free_by_address_.find(superblock->first), superblock->second.size);
     superblocks_.erase(next);
   }
   return superblock;
 }
 
 SuperblockSet::Iterator SuperblockSet::MoveTo(Iterator superblock, SuperblockSet& other) {
-  char* end = superblock->first + superblock->second;
+  char* end = superblock->first + superblock->second.size;
   auto block = free_by_address_.lower_bound(superblock->first);
   while (block != free_by_address_.end() && block->first < end) {
     auto next = std::next(block);
@@ -155,7 +161,7 @@ SuperblockSet::Iterator SuperblockSet::MoveTo(Iterator superblock, SuperblockSet
 
 SuperblockStats SuperblockSet::Stats(Iterator superblock) const {
   SuperblockStats stats;
-  char* end = superblock->first + superblock->second;
+  char* end = superblock->first + superblock->second.size;
   for (auto block = free_by_address_.lower_bound(superblock->first);
        block != free_by_address_.end() && block->first < end; ++block) {
     stats.free_blocks++;

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "stream_event.h"
+
 namespace rmmjs::arena {
 
 // RMM's superblock::minimum_size: also the largest request an arena serves from its superblocks.
@@ -30,7 +32,11 @@ struct SuperblockStats {
 
 class SuperblockSet {
  public:
-  using Superblocks = std::map<char*, std::size_t>;  // start -> size, in address order
+  struct Superblock {
+    std::size_t size;
+    FreedOn freed_on;  // in the global arena: the streams whose frees of it may be in flight
+  };
+  using Superblocks = std::map<char*, Superblock>;  // by start, in address order
   using Iterator = Superblocks::iterator;
 
   SuperblockSet() {
@@ -45,6 +51,9 @@ class SuperblockSet {
   Iterator begin() { return superblocks_.begin(); }
   Iterator end() { return superblocks_.end(); }
 
+  // The superblock that starts at `start`, or end().
+  Iterator Find(char* start) { return superblocks_.find(start); }
+
   // Adds [start, start + size) as one free superblock.
   void AddEmpty(char* start, std::size_t size);
 
@@ -58,26 +67,29 @@ class SuperblockSet {
   // Allocate for the global arena's large requests: when the best fit is a whole empty superblock
   // of at least size + 1 MiB, it is split first, so that the allocation is a superblock of its own
   // and the rest stays whole (as RMM's global_arena::first_fit).
-  char* AllocateSplitting(std::size_t size);
+  // *holder (when given) receives the superblock that holds the allocation.
+  char* AllocateSplitting(std::size_t size, Iterator* holder = nullptr);
 
   // Returns [ptr, ptr + size) to the free blocks of the superblock holding it, coalescing with
-  // its free neighbours in that superblock. *holder (when given) receives the superblock.
-  FreeResult Free(char* ptr, std::size_t size, Iterator* holder = nullptr);
+  // its free neighbours in that superblock. *holder (when given) receives the superblock;
+  // freed_on (when given) joins the superblock's before the block is free (it may throw
+  // std::bad_alloc, changing nothing).
+  FreeResult Free(char* ptr, std::size_t size, Iterator* holder = nullptr, const FreedOn* freed_on = nullptr);
 
   // What Free would answer, changing nothing.
   FreeResult Check(char* ptr, std::size_t size);
 
   bool IsEmpty(Iterator superblock) const;
 
-  // Splits an empty superblock in two at `head_size`; returns the head.
+  // Splits an empty superblock in two at `head_size` (both keep its freed_on); returns the head.
   Iterator SplitEmpty(Iterator superblock, std::size_t head_size);
 
-  // Merges an empty superblock with the empty superblocks right before and after it; returns
-  // the merged one.
+  // Merges an empty superblock with the empty superblocks right before and after it (and their
+  // freed_on); returns the merged one.
   Iterator CoalesceEmpty(Iterator superblock);
 
-  // Moves a superblock and its free blocks to `other` (no allocation: nodes move as they are);
-  // returns its position there.
+  // Moves a superblock, its free blocks and its freed_on to `other` (no allocation: nodes move as
+  // they are); returns its position there.
   Iterator MoveTo(Iterator superblock, SuperblockSet& other);
 
   SuperblockStats Stats(Iterator superblock) const;
