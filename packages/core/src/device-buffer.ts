@@ -401,7 +401,7 @@ export class DeviceBuffer implements Disposable {
   free(): void {
     const handle = this.#native;
     if (handle === null) throw new RMMError('DeviceBuffer was freed and cannot be used', { code: 'ERR_RMM_DISPOSED' });
-    const error = bufferFree(this, handle);
+    const error = bufferFree(handle);
     this.#native = null;
     if (error !== undefined) throw error;
   }
@@ -418,7 +418,7 @@ export class DeviceBuffer implements Disposable {
     const handle = this.#native;
     if (handle === null) throw new RMMError('DeviceBuffer was freed and cannot be used', { code: 'ERR_RMM_DISPOSED' });
     const size = native.bufferSize(handle);
-    const id = native.bufferTransfer(this, handle);
+    const id = native.bufferTransfer(handle);
     this.#native = null;
     return makeToken<TransferredBufferToken>('rmmjs:buffer', id, { size });
   }
