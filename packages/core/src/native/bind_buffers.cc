@@ -2,6 +2,7 @@
 // handle's slot number to every call; after free() it passes null, which is ERR_RMM_DISPOSED.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "binding_util.h"
 #include "bindings.h"
@@ -50,7 +51,7 @@ napi_value CreateJs(napi_env raw_env, napi_callback_info info) {
       mr = ResourceRef::Retain(js::ResourceArg(env, argv[1], "mr", false));
     }
     DeviceBuffer* buffer = nullptr;
-    js::Check(env, DeviceBuffer::Create(mr.get(), stream, size, &buffer));
+    js::Check(env, DeviceBuffer::Create(std::move(mr), stream, size, &buffer));
     if (!Napi::Value(env, argv[4]).IsUndefined()) {
       // Read only now: the allocation may have run JavaScript that detached or shrank the data.
       void* data = nullptr;
