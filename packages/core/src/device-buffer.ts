@@ -4,7 +4,7 @@ import { isMainThread } from 'node:worker_threads';
 import { DeviceMemoryResource, resourceHandle, wrapResource } from './device-memory-resource.js';
 import { invalidArgType, invalidArgValue, RMMError } from './errors.js';
 import { native, type BufferGuardHandle, type BufferNative, type MemoryHandle, type StreamNative } from './native.js';
-import { withReclaim } from './reclaim.js';
+import { retryAfterReclaim, withReclaim } from './reclaim.js';
 import { adoptStream, DEFAULT_STREAM, Stream, streamArg } from './stream.js';
 import { makeToken, tokenId, type TransferredBufferToken } from './tokens.js';
 import { validateInteger, validateOptions, validateSize } from './validate.js';
@@ -190,7 +190,11 @@ export class DeviceBuffer implements Disposable {
     const streamNative = streamArg(stream, 'options.stream');
     const mrHandle = mr === undefined ? undefined : resourceHandle(mr, 'options.mr');
     this.#stream = stream ?? DEFAULT_STREAM;
-    this.#native = withReclaim(() => bufferCreate(this, mrHandle, nbytes, streamNative, data));
+    try {
+      this.#native = bufferCreate(this, mrHandle, nbytes, streamNative, data);
+    } catch (error) {
+      this.#native = retryAfterReclaim(error, () => bufferCreate(this, mrHandle, nbytes, streamNative, data));
+    }
   }
 
   // A DeviceBuffer around a native buffer that attach(target) creates, on `stream` (default: the
@@ -401,7 +405,7 @@ export class DeviceBuffer implements Disposable {
   free(): void {
     const handle = this.#native;
     if (handle === null) throw new RMMError('DeviceBuffer was freed and cannot be used', { code: 'ERR_RMM_DISPOSED' });
-    const error = bufferFree(this, handle);
+    const error = bufferFree(handle);
     this.#native = null;
     if (error !== undefined) throw error;
   }
@@ -418,7 +422,7 @@ export class DeviceBuffer implements Disposable {
     const handle = this.#native;
     if (handle === null) throw new RMMError('DeviceBuffer was freed and cannot be used', { code: 'ERR_RMM_DISPOSED' });
     const size = native.bufferSize(handle);
-    const id = native.bufferTransfer(this, handle);
+    const id = native.bufferTransfer(handle);
     this.#native = null;
     return makeToken<TransferredBufferToken>('rmmjs:buffer', id, { size });
   }

@@ -5,7 +5,8 @@ import { loadAddon } from './load-addon.js';
 /** A type-tagged napi_external holding one native reference. */
 export type ResourceHandle = object & { readonly __brand: 'ResourceHandle' };
 export type StreamNative = object & { readonly __brand: 'StreamNative' };
-export type BufferNative = object & { readonly __brand: 'BufferNative' };
+/** A DeviceBuffer's slot number in its thread's table of native buffers (buffer_handles.h). */
+export type BufferNative = number & { readonly __brand: 'BufferNative' };
 export type CoreApi = object & { readonly __brand: 'CoreApi' };
 /** A type-tagged napi_external owning an `rmmjs_memory` (include/rmmjs/abi.h) until it is taken. */
 export type MemoryHandle = object & { readonly __brand: 'MemoryHandle' };
@@ -86,7 +87,7 @@ export interface NativeCore {
   bufferCopy(buffer: BufferNative | null, object: object): BufferNative;
   // undefined, or an error to throw after the buffer was freed all the same; throws when the
   // buffer keeps its memory.
-  bufferFree(object: object, buffer: BufferNative): Error | undefined;
+  bufferFree(buffer: BufferNative): Error | undefined;
   bufferPtr(buffer: BufferNative | null): bigint;
   bufferSize(buffer: BufferNative | null): number;
   bufferCapacity(buffer: BufferNative | null): number;
@@ -139,8 +140,8 @@ export interface NativeCore {
   resourceShare(mr: ResourceHandle): string;
   // A new reference, or null when the resource is gone.
   resourceFromShared(id: string): ResourceHandle | null;
-  // Detaches the buffer from object (its handle must not be used again).
-  bufferTransfer(object: object, buffer: BufferNative): string;
+  // Detaches the buffer from its object (its handle must not be used again).
+  bufferTransfer(buffer: BufferNative): string;
   // null when claimed or reclaimed already.
   bufferClaim(id: string, object: object): BufferNative | null;
   bufferStream(buffer: BufferNative | null): StreamNative;

@@ -280,6 +280,15 @@ describe('DeviceBuffer', () => {
     expect(mib(grown - during)).toBe(16);
     expect(mib(after - before)).toBe(0);
   });
+
+  it('native calls refuse a handle number that names no buffer of this thread', () => {
+    for (const bogus of [2 ** 31 - 1, -1, 'a string', {}]) {
+      const error = thrown(() => native.bufferSize(bogus as never));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
+    }
+    expect(thrown(() => native.bufferSize(null)).code).toBe('ERR_RMM_DISPOSED');
+  });
 });
 
 describe('asynchronous copies', () => {

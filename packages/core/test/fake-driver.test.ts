@@ -204,6 +204,42 @@ describe.runIf(onFake())('on the fake driver', () => {
     expect(fakeCuda.stats().livePools).toBe(poolsBefore);
   });
 
+  it('a CudaAsyncMemoryResource pair from JS makes its two driver calls and no other', () => {
+    const mr = new CudaAsyncMemoryResource();
+    const stream = new Stream();
+    try {
+      for (const on of [undefined, stream]) {
+        mr.deallocate(mr.allocate(1 << 20, on), 1 << 20, on); // this thread's context is looked up once
+        fakeCuda.reset();
+        for (let i = 0; i < 10; i++) mr.deallocate(mr.allocate(1 << 20, on), 1 << 20, on);
+        const calls = Object.fromEntries(Object.entries(fakeCuda.stats().calls).filter(([, count]) => count > 0));
+        expect(calls).toEqual({ cuMemAllocFromPoolAsync: 10, cuMemFreeAsync: 10 });
+      }
+    } finally {
+      stream[Symbol.dispose]();
+      mr[Symbol.dispose]();
+    }
+  });
+
+  it('a CudaAsyncMemoryResource of device 0 used while device 1 is current puts device 1 back', () => {
+    const mr = new CudaAsyncMemoryResource();
+    cuda.setDevice(1);
+    try {
+      const ptr = mr.allocate(1000);
+      expect(cuda.getDevice()).toBe(1);
+      mr.deallocate(ptr, 1000);
+      expect(cuda.getDevice()).toBe(1);
+    } finally {
+      cuda.setDevice(0);
+      mr[Symbol.dispose]();
+    }
+    const again = new CudaAsyncMemoryResource();
+    fakeCuda.reset();
+    again.deallocate(again.allocate(1000), 1000);
+    expect(fakeCuda.stats().calls.cuCtxGetCurrent ?? 0).toBe(0); // device 0's context is known to be current
+    again[Symbol.dispose]();
+  });
+
   it('CudaAsyncMemoryResource with IPC where the device cannot: "Requested IPC memory handle type not supported"', () => {
     const ipc = new CudaAsyncMemoryResource({ enableIpc: true });
     ipc[Symbol.dispose]();

@@ -307,7 +307,7 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        expectBytes(buffer.toBytes(), pattern(size, 9));
        buffer.free();
        console.log(out.join(','));`,
-      { RMMJS_STAGING_LANES: '2' },
+      { RMMJS_STAGED_THREADS: '2' },
     );
     // Each failed attempt is a warning and leaves nothing; then 2 lanes: 2 streams, 1 + 2*2 events,
     // 2*2 pinned chunks.
@@ -319,5 +319,46 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
       );
     }
     expect(run.stdout).toBe('0 0 0,0 0 0,0 0 0,2 5 4');
+  });
+
+  it('takes its chunk size, depth and lane count from the environment; every byte arrives both ways', async () => {
+    const { runNode } = await import('./run-node.js');
+    const run = runNode(
+      `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
+       const size = (20 << 20) + 12345; // chunks of 1 MiB over 3 lanes: uneven lanes, a short last chunk
+       const buffer = new core.DeviceBuffer({ size });
+       const base = fakeCuda.stats();
+       buffer.copyFromHost(pattern(size, 5));
+       const s = fakeCuda.stats();
+       const memcpys = s.calls.cuMemcpyAsync - (base.calls.cuMemcpyAsync ?? 0);
+       expectBytes(buffer.toBytes(), pattern(size, 5)); // into a new (untouched) array
+       const target = new Uint8Array(size).fill(7);
+       expectBytes(buffer.copyToHost(target), pattern(size, 5)); // into one already in place
+       buffer.free();
+       console.log([s.liveStreams - base.liveStreams, s.liveEvents - base.liveEvents, s.liveAllocations - base.liveAllocations, memcpys].join(' '));`,
+      { RMMJS_STAGED_CHUNK: String(1 << 20), RMMJS_STAGED_DEPTH: '3', RMMJS_STAGED_THREADS: '3' },
+    );
+    expect(run.stderr).toBe('');
+    // 3 lanes: 3 streams, 1 + 3*3 events, 3*3 pinned chunks; 21 chunks, one DMA each.
+    expect(run.stdout).toBe('3 10 9 21');
+  });
+
+  it('ignores a staging variable out of range, with a warning', async () => {
+    const { runNode } = await import('./run-node.js');
+    const run = runNode(
+      `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
+       const size = 20 << 20;
+       const buffer = new core.DeviceBuffer({ size });
+       const base = fakeCuda.stats();
+       buffer.copyFromHost(pattern(size, 3));
+       const s = fakeCuda.stats();
+       expectBytes(buffer.toBytes(), pattern(size, 3));
+       buffer.free();
+       console.log([s.liveStreams - base.liveStreams, s.liveAllocations - base.liveAllocations].join(' '));`,
+      { RMMJS_STAGED_DEPTH: '0', RMMJS_STAGED_CHUNK: '4MiB', RMMJS_STAGED_THREADS: '2' },
+    );
+    expect(run.stderr).toContain('RMMJS_STAGED_DEPTH=0 is not an integer from 1 to 16: ignored');
+    expect(run.stderr).toContain('RMMJS_STAGED_CHUNK=4MiB is not an integer from 65536 to 1073741824: ignored');
+    expect(run.stdout).toBe('2 4'); // the defaults: 2 chunks in each of 2 lanes
   });
 });

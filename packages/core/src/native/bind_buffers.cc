@@ -1,7 +1,8 @@
 // DeviceBuffer for JavaScript (see buffer_handles.h for the lifetime). The JS class passes its
-// handle external to every call; after free() it passes null, which is ERR_RMM_DISPOSED.
+// handle's slot number to every call; after free() it passes null, which is ERR_RMM_DISPOSED.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "binding_util.h"
 #include "bindings.h"
@@ -31,35 +32,45 @@ size_t SliceBytes() { return CudaAvailable() ? size_t{64} << 20 : size_t{16} << 
   throw Napi::Error(env, error);
 }
 
-// bufferCreate(object, mr | undefined, size, stream | undefined, data | undefined)
-Napi::Value CreateJs(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  size_t size = SizeArg(env, info[2], "size");
-  StreamObject* stream = StreamArg(env, info[3]);
-  ResourceRef mr;
-  if (info[1].IsUndefined()) {
-    rmmjs_resource* current = nullptr;
-    js::Check(env, GetCurrentDeviceResource(&current));
-    mr = ResourceRef::Adopt(current);
-  } else {
-    mr = ResourceRef::Retain(js::ResourceArg(env, info[1], "mr", false));
-  }
-  DeviceBuffer* buffer = nullptr;
-  js::Check(env, DeviceBuffer::Create(mr.get(), stream, size, &buffer));
-  if (!info[4].IsUndefined()) {
-    // Read only now: the allocation may have run JavaScript that detached or shrank the data.
-    void* data = nullptr;
-    size_t length = 0;
-    if (!HostBytes(env, info[4], &data, &length) || length < size) {
-      delete buffer;
-      ThrowInvalidValue(env,
-                        "The property \"options.data\" was detached or shrunk while the memory was allocated: it has " +
-                            std::to_string(length) + " bytes, " + std::to_string(size) + " are needed");
+// bufferCreate(object, mr | undefined, size, stream | undefined, data | undefined): the hot path,
+// in plain Node-API (no node-addon-api wrapper).
+napi_value CreateJs(napi_env raw_env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  napi_get_cb_info(raw_env, info, &argc, argv, nullptr, nullptr);
+  Napi::Env env(raw_env);
+  try {
+    size_t size = SizeArg(env, argv[2], "size");
+    StreamObject* stream = StreamArg(env, argv[3]);
+    ResourceRef mr;
+    if (Napi::Value(env, argv[1]).IsUndefined()) {
+      rmmjs_resource* current = nullptr;
+      js::Check(env, GetCurrentDeviceResource(&current));
+      mr = ResourceRef::Adopt(current);
+    } else {
+      mr = ResourceRef::Retain(js::ResourceArg(env, argv[1], "mr", false));
     }
-    rmmjs_status status = buffer->CopyFromHost(data, size, buffer->stream());
-    if (status != RMMJS_OK) DiscardAndThrow(env, buffer, status);
+    DeviceBuffer* buffer = nullptr;
+    js::Check(env, DeviceBuffer::Create(std::move(mr), stream, size, &buffer));
+    if (!Napi::Value(env, argv[4]).IsUndefined()) {
+      // Read only now: the allocation may have run JavaScript that detached or shrank the data.
+      void* data = nullptr;
+      size_t length = 0;
+      if (!HostBytes(env, argv[4], &data, &length) || length < size) {
+        delete buffer;
+        ThrowInvalidValue(env,
+                          "The property \"options.data\" was detached or shrunk while the memory was allocated: it "
+                          "has " +
+                              std::to_string(length) + " bytes, " + std::to_string(size) + " are needed");
+      }
+      rmmjs_status status = buffer->CopyFromHost(data, size, buffer->stream());
+      if (status != RMMJS_OK) DiscardAndThrow(env, buffer, status);
+    }
+    return AttachOrThrow(env, argv[0], buffer);
+  } catch (const Napi::Error& error) {
+    error.ThrowAsJavaScriptException();
+    return nullptr;
   }
-  return AttachOrThrow(env, info[0], buffer);
 }
 
 // bufferCopy(handle, object): a deep copy attached to object.
@@ -70,15 +81,23 @@ Napi::Value CopyJs(const Napi::CallbackInfo& info) {
   return AttachOrThrow(env, info[1], copy);
 }
 
-// bufferFree(object, handle): undefined, or the error to throw for a buffer that is freed all the
-// same (its memory was not the resource's). Throws when the buffer keeps its memory.
-Napi::Value FreeJs(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  bool released = false;
-  rmmjs_status status = ReleaseBuffer(env, info[0], BufferHandleArg(env, info[1]), &released);
-  if (status == RMMJS_OK) return env.Undefined();
-  if (!released) js::ThrowStatus(env, status);
-  return js::StatusError(env, status);
+// bufferFree(handle): undefined, or the error to throw for a buffer that is freed all the same
+// (its memory was not the resource's). Throws when the buffer keeps its memory.
+napi_value FreeJs(napi_env raw_env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value handle;
+  napi_get_cb_info(raw_env, info, &argc, &handle, nullptr, nullptr);
+  Napi::Env env(raw_env);
+  try {
+    bool released = false;
+    rmmjs_status status = ReleaseBuffer(BufferHandleArg(env, handle), &released);
+    if (status == RMMJS_OK) return nullptr;
+    if (!released) js::ThrowStatus(env, status);
+    return js::StatusError(env, status);
+  } catch (const Napi::Error& error) {
+    error.ThrowAsJavaScriptException();
+    return nullptr;
+  }
 }
 
 Napi::Value PtrJs(const Napi::CallbackInfo& info) {
@@ -175,11 +194,9 @@ Napi::Value ResourceJs(const Napi::CallbackInfo& info) {
 }
 
 // The isolate's external memory total as napi_adjust_external_memory keeps it (what the
-// collector weighs; V8's heap statistics do not include it).
+// collector weighs; V8's heap statistics do not include it), with every buffer counted.
 Napi::Value ExternalMemoryJs(const Napi::CallbackInfo& info) {
-  int64_t total = 0;
-  napi_adjust_external_memory(info.Env(), 0, &total);
-  return Napi::Number::New(info.Env(), static_cast<double>(total));
+  return Napi::Number::New(info.Env(), static_cast<double>(ReportExternalMemory(info.Env())));
 }
 
 // bufferReclaim(): frees the buffers the collector found unreachable; returns the bytes freed.
@@ -249,9 +266,9 @@ Napi::Value CopySliceJs(const Napi::CallbackInfo& info) {
 
 void RegisterBuffers(Napi::Env env, Napi::Object exports) {
   exports.Set("externalMemory", Napi::Function::New(env, ExternalMemoryJs));
-  exports.Set("bufferCreate", Napi::Function::New(env, CreateJs));
+  ExportRaw(env, exports, "bufferCreate", CreateJs);
   exports.Set("bufferCopy", Napi::Function::New(env, CopyJs));
-  exports.Set("bufferFree", Napi::Function::New(env, FreeJs));
+  ExportRaw(env, exports, "bufferFree", FreeJs);
   exports.Set("bufferPtr", Napi::Function::New(env, PtrJs));
   exports.Set("bufferSize", Napi::Function::New(env, SizeJs));
   exports.Set("bufferCapacity", Napi::Function::New(env, CapacityJs));

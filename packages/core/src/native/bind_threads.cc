@@ -88,18 +88,18 @@ rmmjs_status CheckTransferable(const DeviceBuffer* buffer) {
   return RMMJS_OK;
 }
 
-// bufferTransfer(object, handle) -> id: the buffer leaves object (which reads as freed) for the
+// bufferTransfer(handle) -> id: the buffer leaves its object (which reads as freed) for the
 // table. Each thread has its own per-thread default stream, so work queued on it is waited for.
 Napi::Value TransferJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  BufferHandle* handle = BufferHandleArg(env, info[1]);
+  BufferHandle* handle = BufferHandleArg(env, info[0]);
   DeviceBuffer* buffer = handle->buffer;
   js::Check(env, CheckTransferable(buffer));
   if (buffer->stream()->handle() == kPerThreadStream) {
     js::Check(env, StreamSynchronizeOnDevice(kPerThreadStream, buffer->device()));
   }
   uint64_t id = GuardHost(env, "DeviceBuffer.transfer", [&] { return AddTransfer(buffer); });
-  DetachBuffer(env, info[0], handle);
+  DetachBuffer(handle);
   return IdValue(env, id);
 }
 

@@ -40,16 +40,15 @@ Napi::Value WrapStream(Napi::Env env, StreamObject* stream) {
 }
 
 BufferHandle* BufferHandleArg(Napi::Env env, napi_value value, bool in_flight) {
-  void* data = nullptr;
-  auto* handle = napi_get_value_external(env, value, &data) == napi_ok ? static_cast<BufferHandle*>(data) : nullptr;
-  bool ours = handle != nullptr && handle->magic == BufferHandle::kMagic;
-  if (ours && (!handle->released || (in_flight && handle->buffer != nullptr && handle->buffer->pending_async() > 0))) {
+  BufferHandle* handle = FindBuffer(env, value);
+  if (handle != nullptr &&
+      (!handle->released || (in_flight && handle->buffer != nullptr && handle->buffer->pending_async() > 0))) {
     return handle;
   }
   // A freed DeviceBuffer passes null (its handle may be gone).
   napi_valuetype type = napi_undefined;
   napi_typeof(env, value, &type);
-  if (type == napi_null || ours) {
+  if (type == napi_null || handle != nullptr) {
     throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_DISPOSED, "DeviceBuffer was freed and cannot be used"));
   }
   js::ThrowTypeError(env, "expected a DeviceBuffer");

@@ -15,9 +15,9 @@
 namespace rmmjs {
 namespace bind {
 
-// What a Stream's external points to; disposing sets stream to null. Stream and buffer
-// externals live only in private fields of core's classes, so a magic number (not a type tag,
-// which costs a property lookup per call) is enough to refuse a foreign external.
+// What a Stream's external points to; disposing sets stream to null. Stream externals live only
+// in private fields of core's classes, so a magic number (not a type tag, which costs a property
+// lookup per call) is enough to refuse a foreign external.
 struct StreamHandle {
   static constexpr uint32_t kMagic = 0x52535431;  // "RST1"
   uint32_t magic = kMagic;
@@ -68,12 +68,12 @@ StreamObject* StreamArg(Napi::Env env, napi_value value);
 rmmjs_stream StreamHandleArg(Napi::Env env, napi_value value);
 Napi::Value WrapStream(Napi::Env env, StreamObject* stream);  // adopts one reference
 
-// The handle a DeviceBuffer's external carries; null (a freed buffer) is ERR_RMM_DISPOSED. With
+// The handle a DeviceBuffer's slot number names; null (a freed buffer) is ERR_RMM_DISPOSED. With
 // in_flight, also a buffer freed while an asynchronous copy (which pins it) runs: the copy goes on.
 BufferHandle* BufferHandleArg(Napi::Env env, napi_value value, bool in_flight = false);
 inline DeviceBuffer* BufferArg(Napi::Env env, napi_value value) { return BufferHandleArg(env, value)->buffer; }
 
-// AttachBuffer's external for the JavaScript DeviceBuffer js_object; throws when Node-API failed
+// AttachBuffer's slot number for the JavaScript DeviceBuffer js_object; throws when Node-API failed
 // (the buffer is freed then).
 Napi::Value AttachOrThrow(Napi::Env env, napi_value js_object, DeviceBuffer* buffer);
 

@@ -52,8 +52,8 @@ class DeviceBuffer::Busy {
   DeviceBuffer* buffer_;
 };
 
-DeviceBuffer::DeviceBuffer(rmmjs_resource* mr, StreamObject* stream) : mr_(mr), stream_(stream), device_(mr->device) {
-  Retain(mr_);
+DeviceBuffer::DeviceBuffer(ResourceRef mr, StreamObject* stream)
+    : mr_(mr.release()), stream_(stream), device_(mr_->device) {
   stream_->Retain();
 }
 
@@ -69,11 +69,11 @@ DeviceBuffer::~DeviceBuffer() {
   DestroyGuards();
 }
 
-rmmjs_status DeviceBuffer::Create(rmmjs_resource* mr, StreamObject* stream, size_t size, DeviceBuffer** out) {
-  auto* buffer = new DeviceBuffer(mr, stream);
+rmmjs_status DeviceBuffer::Create(ResourceRef mr, StreamObject* stream, size_t size, DeviceBuffer** out) {
+  auto* buffer = new DeviceBuffer(std::move(mr), stream);
   ContextScope scope(stream->ContextDevice(buffer->device_));
   rmmjs_status status = scope.status();
-  if (status == RMMJS_OK) status = Allocate(mr, size, stream->handle(), &buffer->data_);
+  if (status == RMMJS_OK) status = Allocate(buffer->mr_, size, stream->handle(), &buffer->data_);
   if (status != RMMJS_OK) {
     delete buffer;  // holds no memory: only releases the references
     return status;
@@ -84,7 +84,7 @@ rmmjs_status DeviceBuffer::Create(rmmjs_resource* mr, StreamObject* stream, size
 }
 
 DeviceBuffer* DeviceBuffer::Adopt(rmmjs_resource* mr, StreamObject* stream, rmmjs_memory* memory) {
-  auto* buffer = new DeviceBuffer(mr, stream);
+  auto* buffer = new DeviceBuffer(ResourceRef::Retain(mr), stream);
   buffer->owner_ = memory;
   buffer->data_ = memory->ptr;
   buffer->size_ = buffer->capacity_ = memory->bytes;
@@ -307,7 +307,7 @@ rmmjs_status DeviceBuffer::Copy(DeviceBuffer** out) {
   {
     Busy busy(this);  // the copy's allocation may run JavaScript that frees or moves this buffer
     size_t bytes = size_;
-    status = Create(mr_, stream_, bytes, &copy);
+    status = Create(ResourceRef::Retain(mr_), stream_, bytes, &copy);
     if (status == RMMJS_OK && !freed_) status = copy->CopyFromDevice(data_, bytes, stream_);
   }  // a free() from that JavaScript has happened here
   if (freed_) status = FreedWhile("copied");

@@ -16,14 +16,15 @@
 #include <vector>
 
 #include "rmmjs/abi.h"
+#include "rmmjs/resource.hpp"
 #include "stream.h"
 
 namespace rmmjs {
 
 class DeviceBuffer {
  public:
-  // Allocates size bytes from mr on stream (both retained).
-  static rmmjs_status Create(rmmjs_resource* mr, StreamObject* stream, size_t size, DeviceBuffer** out);
+  // Allocates size bytes from mr (the buffer takes the reference) on stream (retained).
+  static rmmjs_status Create(ResourceRef mr, StreamObject* stream, size_t size, DeviceBuffer** out);
   // A buffer over `memory` (taken: released when the buffer lets go of it). Copies of it and memory
   // it grows into come from mr, on stream (both retained).
   static DeviceBuffer* Adopt(rmmjs_resource* mr, StreamObject* stream, rmmjs_memory* memory);
@@ -78,7 +79,7 @@ class DeviceBuffer {
  private:
   class Busy;
 
-  DeviceBuffer(rmmjs_resource* mr, StreamObject* stream);
+  DeviceBuffer(ResourceRef mr, StreamObject* stream);
   rmmjs_status Reallocate(size_t new_capacity, StreamObject* stream);
   rmmjs_status MoveTo(size_t new_capacity, StreamObject* stream);
   rmmjs_status Deallocate();

@@ -22,6 +22,9 @@ struct ThreadContext {
   int scope_device = -1;
   // The context rmmjs last made or saw current (see ContextCheck::kTrust).
   rmmjs_CUcontext known = nullptr;
+  // The device whose primary context `known` is (-1: not known to be a primary context), so that
+  // a kTrust scope compares one number instead of looking the primary context up.
+  int known_device = -1;
 };
 thread_local ThreadContext tl_context;
 
@@ -200,8 +203,23 @@ rmmjs_status SetCurrentDevice(int device) {
   int result = api->cuCtxSetCurrent(context);
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxSetCurrent");
   tl_context.known = context;
+  tl_context.known_device = device;
   return RMMJS_OK;
 }
+
+namespace {
+
+// The device whose primary context `context` is, or -1 (another context, or none retained yet).
+int DeviceOfPrimaryContext(rmmjs_CUcontext context) {
+  DriverState& state = State();
+  if (context == nullptr || state.info.mode != DriverMode::kCuda) return -1;
+  for (int device = 0; device < state.info.device_count; ++device) {
+    if (state.primary_contexts[device].load(std::memory_order_acquire) == context) return device;
+  }
+  return -1;
+}
+
+}  // namespace
 
 rmmjs_status ContextPush(int device, void** saved) {
   *saved = kNothingToRestore;
@@ -214,10 +232,12 @@ rmmjs_status ContextPush(int device, void** saved) {
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxGetCurrent");
   ThreadContext& thread = tl_context;
   thread.known = current;
+  thread.known_device = current == wanted ? device : -1;
   if (current == wanted) return RMMJS_OK;
   result = api->cuCtxSetCurrent(wanted);
   if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxSetCurrent");
   thread.known = wanted;
+  thread.known_device = device;
   // A thread that had no context keeps the primary one, as the runtime API would.
   if (current != nullptr) *saved = current;
   return RMMJS_OK;
@@ -228,12 +248,9 @@ ContextScope::ContextScope(int device, ContextCheck check) {
   outer_device_ = thread.scope_device;
   nested_ = device == thread.scope_device;
   if (nested_) return;
-  if (check == ContextCheck::kTrust && thread.known != nullptr && DriverApi() != nullptr) {
-    rmmjs_CUcontext wanted = nullptr;
-    if (PrimaryContext(device, &wanted) == RMMJS_OK && wanted == thread.known) {
-      nested_ = true;  // nothing to push or restore
-      return;
-    }
+  if (check == ContextCheck::kTrust && thread.known_device == device) {
+    nested_ = true;  // nothing to push or restore
+    return;
   }
   status_ = ContextPush(device, &saved_);
   if (status_ == RMMJS_OK) thread.scope_device = device;
@@ -250,6 +267,7 @@ void ContextRestore(void* saved) {
   if (const rmmjs_driver_api* api = DriverApi()) {
     if (api->cuCtxSetCurrent(static_cast<rmmjs_CUcontext>(saved)) == RMMJS_CUDA_SUCCESS) {
       tl_context.known = static_cast<rmmjs_CUcontext>(saved);
+      tl_context.known_device = DeviceOfPrimaryContext(tl_context.known);
     }
   }
 }

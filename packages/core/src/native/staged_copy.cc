@@ -1,6 +1,10 @@
 #include "staged_copy.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -20,17 +24,74 @@
 namespace rmmjs {
 namespace {
 
-constexpr size_t kChunkBytes = 4 << 20;
 constexpr size_t kMinStagedBytes = 16 << 20;
 
 rmmjs_CUdeviceptr DevicePtr(const void* ptr) { return reinterpret_cast<rmmjs_CUdeviceptr>(ptr); }
 
-// One lane: a non-blocking stream and two pinned chunks, each with an event marking when the
+// The shape of the staging, read once from internal environment variables (for tuning on a given
+// machine; a value out of range is ignored with a warning in the debug log):
+//   RMMJS_STAGED_CHUNK    bytes per pinned chunk (64 KiB to 1 GiB; default 4 MiB)
+//   RMMJS_STAGED_DEPTH    pinned chunks per lane, the DMAs one lane keeps in flight (1 to 16; default 2)
+//   RMMJS_STAGED_THREADS  lanes: threads doing host memcpy, each with its own stream (1 to 64;
+//                         default half the cores, 1 to 8)
+struct StagingShape {
+  size_t chunk_bytes;
+  int depth;
+  int lanes;
+};
+
+int64_t EnvInteger(const char* name, int64_t fallback, int64_t min, int64_t max) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  long long value = std::strtoll(text, &end, 10);
+  if (*end != '\0' || value < min || value > max) {
+    Log(RMMJS_LOG_WARN, std::string(name) + "=" + text + " is not an integer from " + std::to_string(min) + " to " +
+                            std::to_string(max) + ": ignored");
+    return fallback;
+  }
+  return value;
+}
+
+const StagingShape& Shape() {
+  static const StagingShape shape = [] {
+    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    int default_lanes = static_cast<int>(std::clamp(cores / 2, 1u, 8u));
+    return StagingShape{
+        static_cast<size_t>(EnvInteger("RMMJS_STAGED_CHUNK", int64_t{4} << 20, int64_t{64} << 10, int64_t{1} << 30)),
+        static_cast<int>(EnvInteger("RMMJS_STAGED_DEPTH", 2, 1, 16)),
+        static_cast<int>(EnvInteger("RMMJS_STAGED_THREADS", default_lanes, 1, 64)),
+    };
+  }();
+  return shape;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+
+// Host memory a device->host copy is about to write: pages that were never touched (a new
+// Uint8Array) would each fault on the memcpy's first write, after the DMA; they are faulted in now,
+// while the DMA runs. Memory already in place is left alone (one mincore per chunk tells).
+void PrepareDestination(char* host, size_t bytes) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(host) + page - 1) & ~(page - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(host) + bytes) & ~(page - 1);
+  if (begin >= end) return;
+  unsigned char resident[2] = {0, 0};
+  bool in_place = mincore(reinterpret_cast<void*>(begin), page, &resident[0]) == 0 &&
+                  mincore(reinterpret_cast<void*>(end - page), page, &resident[1]) == 0 && (resident[0] & 1) != 0 &&
+                  (resident[1] & 1) != 0;
+  // Best effort: an older kernel refuses (EINVAL) and the memcpy faults the pages in as before.
+  if (!in_place) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+}
+
+// One lane: a non-blocking stream and `depth` pinned chunks, each with an event marking when the
 // DMA that uses it has finished.
 struct Lane {
   rmmjs_CUstream stream = nullptr;
-  void* pinned[2] = {nullptr, nullptr};
-  rmmjs_CUevent done[2] = {nullptr, nullptr};
+  std::vector<void*> pinned;
+  std::vector<rmmjs_CUevent> done;
 };
 
 // The staging resources of one device, made on first use and kept for the process. A creation
@@ -42,16 +103,6 @@ struct DeviceStager {
   bool created = false;
 };
 
-// Half the cores, 1 to 8; RMMJS_STAGING_LANES overrides (1 to 32).
-int LaneCount() {
-  if (const char* text = std::getenv("RMMJS_STAGING_LANES")) {
-    int lanes = std::atoi(text);
-    if (lanes >= 1 && lanes <= 32) return lanes;
-  }
-  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<int>(std::clamp(cores / 2, 1u, 8u));
-}
-
 #define RMMJS_CU(call, name)                                                                \
   do {                                                                                      \
     int rmmjs_cu_result_ = (call);                                                          \
@@ -61,12 +112,16 @@ int LaneCount() {
 rmmjs_status CreateLanes(DeviceStager& stager) {
   const rmmjs_driver_api* cu = DriverApi();
   RMMJS_CU(cu->cuEventCreate(&stager.start, RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-  stager.lanes.resize(LaneCount());
+  const StagingShape& shape = Shape();
+  stager.lanes.resize(shape.lanes);
   for (Lane& lane : stager.lanes) {
     RMMJS_CU(cu->cuStreamCreateWithPriority(&lane.stream, RMMJS_CU_STREAM_NON_BLOCKING, 0),
              "cuStreamCreateWithPriority");
-    for (int b = 0; b < 2; b++) {
-      RMMJS_CU(cu->cuMemHostAlloc(&lane.pinned[b], kChunkBytes, RMMJS_CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+    lane.pinned.resize(shape.depth, nullptr);
+    lane.done.resize(shape.depth, nullptr);
+    for (int b = 0; b < shape.depth; b++) {
+      RMMJS_CU(cu->cuMemHostAlloc(&lane.pinned[b], shape.chunk_bytes, RMMJS_CU_MEMHOSTALLOC_PORTABLE),
+               "cuMemHostAlloc");
       RMMJS_CU(cu->cuEventCreate(&lane.done[b], RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate");
     }
   }
@@ -77,9 +132,11 @@ rmmjs_status CreateLanes(DeviceStager& stager) {
 void DestroyLanes(DeviceStager& stager) {
   const rmmjs_driver_api* cu = DriverApi();
   for (Lane& lane : stager.lanes) {
-    for (int b = 0; b < 2; b++) {
-      if (lane.done[b] != nullptr) cu->cuEventDestroy(lane.done[b]);
-      if (lane.pinned[b] != nullptr) cu->cuMemFreeHost(lane.pinned[b]);
+    for (rmmjs_CUevent done : lane.done) {
+      if (done != nullptr) cu->cuEventDestroy(done);
+    }
+    for (void* pinned : lane.pinned) {
+      if (pinned != nullptr) cu->cuMemFreeHost(pinned);
     }
     if (lane.stream != nullptr) cu->cuStreamDestroy(lane.stream);
   }
@@ -118,41 +175,46 @@ DeviceStager& StagerFor(int device) {
   return *slot;
 }
 
-// The chunks lane `index` of `lanes` copies: index, index + lanes, ...
+// The chunks lane `index` of `lanes` copies: index, index + lanes, ... Its j-th chunk goes through
+// pinned chunk j % depth, so up to `depth` DMAs of the lane are queued while it copies on the host.
 rmmjs_status RunLane(CopyDirection direction, Lane& lane, int index, int lanes, char* device_ptr, char* host_ptr,
                      size_t bytes, int device) {
   const rmmjs_driver_api* cu = DriverApi();
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
-  size_t chunks = (bytes + kChunkBytes - 1) / kChunkBytes;
-  auto offset = [&](size_t chunk) { return chunk * kChunkBytes; };
-  auto length = [&](size_t chunk) { return std::min(kChunkBytes, bytes - offset(chunk)); };
-  size_t step = static_cast<size_t>(lanes);
+  const size_t chunk_bytes = Shape().chunk_bytes;
+  const size_t depth = lane.pinned.size();
+  const size_t chunks = (bytes + chunk_bytes - 1) / chunk_bytes;
+  const size_t step = static_cast<size_t>(lanes);
+  // The lane's j-th chunk: its offset in the copy and its length.
+  auto offset = [&](size_t j) { return (index + j * step) * chunk_bytes; };
+  auto length = [&](size_t j) { return std::min(chunk_bytes, bytes - offset(j)); };
+  const size_t own = static_cast<size_t>(index) < chunks ? (chunks - index + step - 1) / step : 0;
   if (direction == CopyDirection::kHostToDevice) {
-    int b = 0;
-    for (size_t chunk = index; chunk < chunks; chunk += step, b ^= 1) {
+    for (size_t j = 0; j < own; j++) {
+      size_t b = j % depth;
       RMMJS_CU(cu->cuEventSynchronize(lane.done[b]), "cuEventSynchronize");  // its last DMA ended
-      std::memcpy(lane.pinned[b], host_ptr + offset(chunk), length(chunk));
-      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(device_ptr + offset(chunk)), DevicePtr(lane.pinned[b]), length(chunk),
-                                 lane.stream),
+      std::memcpy(lane.pinned[b], host_ptr + offset(j), length(j));
+      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(device_ptr + offset(j)), DevicePtr(lane.pinned[b]), length(j), lane.stream),
                "cuMemcpyAsync");
       RMMJS_CU(cu->cuEventRecord(lane.done[b], lane.stream), "cuEventRecord");
     }
   } else {
-    // Keep one DMA ahead: chunk k+step lands in the other buffer while chunk k is copied out.
-    auto fetch = [&](size_t chunk, int b) -> rmmjs_status {
-      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(lane.pinned[b]), DevicePtr(device_ptr + offset(chunk)), length(chunk),
-                                 lane.stream),
+    auto fetch = [&](size_t j) -> rmmjs_status {
+      size_t b = j % depth;
+      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(lane.pinned[b]), DevicePtr(device_ptr + offset(j)), length(j), lane.stream),
                "cuMemcpyAsync");
       RMMJS_CU(cu->cuEventRecord(lane.done[b], lane.stream), "cuEventRecord");
       return RMMJS_OK;
     };
-    int b = 0;
-    if (static_cast<size_t>(index) < chunks) RMMJS_TRY(fetch(index, b));
-    for (size_t chunk = index; chunk < chunks; chunk += step, b ^= 1) {
-      if (chunk + step < chunks) RMMJS_TRY(fetch(chunk + step, b ^ 1));
+    // Keep `depth` DMAs queued: a pinned chunk is fetched into again as soon as it was copied out.
+    for (size_t j = 0; j < std::min(depth, own); j++) RMMJS_TRY(fetch(j));
+    for (size_t j = 0; j < own; j++) {
+      size_t b = j % depth;
+      PrepareDestination(host_ptr + offset(j), length(j));
       RMMJS_CU(cu->cuEventSynchronize(lane.done[b]), "cuEventSynchronize");
-      std::memcpy(host_ptr + offset(chunk), lane.pinned[b], length(chunk));
+      std::memcpy(host_ptr + offset(j), lane.pinned[b], length(j));
+      if (j + depth < own) RMMJS_TRY(fetch(j + depth));
     }
   }
   RMMJS_CU(cu->cuStreamSynchronize(lane.stream), "cuStreamSynchronize");
@@ -188,7 +250,8 @@ rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_pt
     RMMJS_CU(cu->cuEventRecord(stager.start, reinterpret_cast<rmmjs_CUstream>(stream)), "cuEventRecord");
     for (Lane& lane : stager.lanes) RMMJS_CU(cu->cuStreamWaitEvent(lane.stream, stager.start, 0), "cuStreamWaitEvent");
   }
-  int lanes = static_cast<int>(std::min(stager.lanes.size(), (bytes + kChunkBytes - 1) / kChunkBytes));
+  const size_t chunk_bytes = Shape().chunk_bytes;
+  int lanes = static_cast<int>(std::min(stager.lanes.size(), (bytes + chunk_bytes - 1) / chunk_bytes));
   std::vector<rmmjs_status> statuses(lanes, RMMJS_OK);
   std::vector<std::string> messages(lanes);
   std::vector<int> codes(lanes, 0);

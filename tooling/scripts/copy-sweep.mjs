@@ -1,0 +1,135 @@
+// Tunes the staged pageable copies (packages/core/src/native/staged_copy.cc): measures host<->device
+// copies of pageable memory over a grid of chunk sizes, chunks in flight per lane and lanes (memcpy
+// threads), each point in a child process (the staging is made once per process, from the internal
+// variables RMMJS_STAGED_CHUNK, RMMJS_STAGED_DEPTH, RMMJS_STAGED_THREADS), with the measurement
+// `rmmjs bench` and the repository's benchmark script use (benchCopies of @rmmjs/cli: 256 MiB, the
+// median of 3 after a warm-up). Prints a table against the pinned copies of the same process, and the
+// best point.
+//
+//   node tooling/scripts/copy-sweep.mjs [--quick] [--json file]
+//     [--chunks 2,4,8,16] [--depths 2,4] [--threads 4,8,12]     (chunks in MiB)
+//
+// On a GPU; --quick (32 MiB copies) is for trying the script on the fake driver.
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const MiB = 1 << 20;
+const args = process.argv.slice(2);
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const list = (name, fallback) => option(name, fallback).split(',').map(Number);
+
+if (args.includes('--child')) {
+  // One point: the rows of benchCopies as JSON on stdout.
+  const core = await import('@rmmjs/core');
+  const { benchCopies } = await import('@rmmjs/cli');
+  const rows = {};
+  benchCopies((group, name, value) => (rows[name] = value), args.includes('--quick'), core.cuda.isAvailable());
+  console.log(JSON.stringify(rows));
+  process.exit(0);
+}
+
+const quick = args.includes('--quick');
+const jsonPath = option('--json', undefined);
+const chunks = list('--chunks', '2,4,8,16');
+const depths = list('--depths', '2,4');
+// The default lane count (half the cores, 1 to 8), and a third of that again either way.
+const defaultLanes = Math.min(8, Math.max(1, Math.floor(availableParallelism() / 2)));
+const threads = list(
+  '--threads',
+  [...new Set([Math.max(1, Math.round(defaultLanes / 2)), defaultLanes, Math.round(defaultLanes * 1.5)])].join(','),
+);
+const grid = chunks.flatMap((chunk) => depths.flatMap((depth) => threads.map((lanes) => ({ chunk, depth, lanes }))));
+if (grid.length > 24) {
+  console.error(`copy-sweep: ${grid.length} points; at most 24 (each takes a few seconds on the GPU)`);
+  process.exit(2);
+}
+const isDefault = (p) => p.chunk === 4 && p.depth === 2 && p.lanes === defaultLanes;
+
+const script = fileURLToPath(import.meta.url);
+function measure(point) {
+  const env = {
+    ...process.env,
+    RMMJS_STAGED_CHUNK: String(point.chunk * MiB),
+    RMMJS_STAGED_DEPTH: String(point.depth),
+    RMMJS_STAGED_THREADS: String(point.lanes),
+  };
+  const run = spawnSync(process.execPath, [script, '--child', ...(quick ? ['--quick'] : [])], {
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (run.status !== 0) {
+    const why = (run.stderr || run.error?.message || `exit ${run.status}`).trim().split('\n').pop();
+    return { ...point, error: why };
+  }
+  const rows = JSON.parse(run.stdout.trim().split('\n').pop());
+  const pick = (prefix) => Object.entries(rows).find(([name]) => name.startsWith(prefix))?.[1];
+  return {
+    ...point,
+    h2d: pick('host->device'),
+    d2h: pick('device->host'),
+    pinnedH2d: pick('pinned->device'),
+    pinnedD2h: pick('device->pinned'),
+  };
+}
+
+const started = Date.now();
+console.log(
+  `copy-sweep: ${grid.length} points, ${quick ? 32 : 256} MiB pageable copies each way; default lanes here ${defaultLanes}\n`,
+);
+const header = [
+  'chunk MiB',
+  'depth',
+  'lanes',
+  'h2d GB/s',
+  'd2h GB/s',
+  'h2d/pinned',
+  'd2h/pinned',
+  'pinned h2d',
+  'pinned d2h',
+];
+console.log(header.map((h) => h.padStart(11)).join(''));
+const results = [];
+const fmt = (value, digits = 1) => (value === undefined ? '-' : value.toFixed(digits));
+const ratio = (a, b) => (a !== undefined && b ? a / b : undefined);
+for (const point of grid) {
+  const r = measure(point);
+  results.push(r);
+  if (r.error) {
+    console.log(`${[r.chunk, r.depth, r.lanes].map((v) => String(v).padStart(11)).join('')}   failed: ${r.error}`);
+    continue;
+  }
+  r.h2dRatio = ratio(r.h2d, r.pinnedH2d);
+  r.d2hRatio = ratio(r.d2h, r.pinnedD2h);
+  const cells = [
+    String(r.chunk),
+    String(r.depth),
+    String(r.lanes),
+    fmt(r.h2d),
+    fmt(r.d2h),
+    fmt(r.h2dRatio, 3),
+    fmt(r.d2hRatio, 3),
+    fmt(r.pinnedH2d),
+    fmt(r.pinnedD2h),
+  ];
+  console.log(cells.map((c) => c.padStart(11)).join('') + (isDefault(r) ? '  (current default)' : ''));
+}
+
+// The best point: the highest worse-direction ratio to pinned (GB/s where there is no pinned row).
+const measured = results.filter((r) => !r.error);
+const score = (r) => Math.min(r.h2dRatio ?? r.h2d, r.d2hRatio ?? r.d2h);
+const best = measured.sort((a, b) => score(b) - score(a))[0];
+const seconds = ((Date.now() - started) / 1000).toFixed(0);
+if (best === undefined) {
+  console.log(`\nno point measured (${seconds} s)`);
+  process.exitCode = 1;
+} else {
+  console.log(
+    `\nbest: RMMJS_STAGED_CHUNK=${best.chunk * MiB} RMMJS_STAGED_DEPTH=${best.depth} RMMJS_STAGED_THREADS=${best.lanes}` +
+      ` (${best.chunk} MiB x ${best.depth} x ${best.lanes} lanes): h2d ${fmt(best.h2d)} GB/s (${fmt(best.h2dRatio, 3)} of pinned),` +
+      ` d2h ${fmt(best.d2h)} GB/s (${fmt(best.d2hRatio, 3)} of pinned); target >= 0.9 each way (${seconds} s)`,
+  );
+}
+if (jsonPath) writeFileSync(jsonPath, JSON.stringify({ quick, defaultLanes, results, best }, null, 2));
