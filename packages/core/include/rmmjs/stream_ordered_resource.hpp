@@ -308,6 +308,16 @@ class StreamOrderedResource {
 
   rmmjs_resource* Upstream() const { return blocks_.Upstream(); }
 
+  // Turns the per-thread caches on now, as the first contention would (for tests).
+  void EnableThreadCaches() {
+    if constexpr (kCachesFrees) contended_.store(true, std::memory_order_relaxed);
+  }
+  // How many freed blocks wait in threads' caches.
+  size_t CachedBlocks() {
+    if constexpr (kCachesFrees) return caches_->Count();
+    return 0;
+  }
+
   // fn(const Blocks&) under the lock: for the policy's own counters.
   template <class Fn>
   auto Inspect(Fn&& fn) {
@@ -419,18 +429,20 @@ class StreamOrderedResource {
     if (*out != 0) return RMMJS_OK;
     RMMJS_TRY(MergeOtherStreams(own, stream, size, out));
     if (*out != 0) return RMMJS_OK;
-    if (kCachesFrees && contended_.load(std::memory_order_relaxed)) {
+    if constexpr (kCachesFrees) {
       // Before the resource grows (or gives up), the blocks that threads hold in their caches.
-      lock.unlock();
-      const size_t drained = DrainCaches();
-      lock.lock();
-      if (drained != 0) {
-        *out = blocks_.Take(own.free, size);
-        if (*out != 0) return RMMJS_OK;
-        RMMJS_TRY(TakeFromOtherStream(lock, own, stream, size, out));
-        if (*out != 0) return RMMJS_OK;
-        RMMJS_TRY(MergeOtherStreams(own, stream, size, out));
-        if (*out != 0) return RMMJS_OK;
+      if (contended_.load(std::memory_order_relaxed)) {
+        lock.unlock();
+        const size_t drained = DrainCaches();
+        lock.lock();
+        if (drained != 0) {
+          *out = blocks_.Take(own.free, size);
+          if (*out != 0) return RMMJS_OK;
+          RMMJS_TRY(TakeFromOtherStream(lock, own, stream, size, out));
+          if (*out != 0) return RMMJS_OK;
+          RMMJS_TRY(MergeOtherStreams(own, stream, size, out));
+          if (*out != 0) return RMMJS_OK;
+        }
       }
     }
     Growth growth(lock, states_, device_, stream_ordered_);

@@ -91,6 +91,17 @@ class ThreadCaches {
     return Drain(visit, false);
   }
 
+  // How many blocks the threads' caches hold now.
+  size_t Count() {
+    size_t count = 0;
+    std::lock_guard<std::mutex> registry_guard(registry_lock_);
+    for (const std::shared_ptr<Cache>& cache : registry_) {
+      std::lock_guard<SpinLock> guard(cache->lock);
+      if (cache->owner != nullptr) count += cache->count;
+    }
+    return count;
+  }
+
   // At the resource's destruction: DrainAll, and every cache detached from the resource.
   template <class Visit>
   void DetachAll(Visit&& visit) {
