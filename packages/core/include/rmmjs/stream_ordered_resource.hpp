@@ -568,16 +568,17 @@ class StreamOrderedResource {
   // Threads have met on the lock: frees may wait in per-thread caches from then on. Until then the
   // resource behaves exactly as RMM's (best fit over coalesced blocks at every call).
   std::atomic<bool> contended_{false};
+  std::unique_ptr<ThreadCaches> caches_;  // with a policy that supports them (kCachesFrees)
   Blocks blocks_;
 
-  SpinLock mutex_;
+  // On a cache line of its own: the threads served by their caches read the members above.
+  alignas(64) SpinLock mutex_;
   std::vector<std::unique_ptr<StreamState>> states_;  // in the order streams were first seen
   std::unordered_map<StreamKey, StreamState*, StreamKeyHash> by_key_;
   StreamState* legacy_ = nullptr;
   StreamKey last_key_{StreamKind::kLegacy, 0};
   StreamState* last_state_ = nullptr;
-  std::vector<StreamState*> nonempty_;    // the states whose lists may hold blocks
-  std::unique_ptr<ThreadCaches> caches_;  // with a policy that supports them (kCachesFrees)
+  std::vector<StreamState*> nonempty_;  // the states whose lists may hold blocks
 };
 
 }  // namespace rmmjs

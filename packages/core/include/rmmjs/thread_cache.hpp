@@ -109,7 +109,7 @@ class ThreadCaches {
   }
 
  private:
-  struct Cache {
+  struct alignas(64) Cache {  // no cache line shared with another thread's cache
     SpinLock lock;
     ThreadCaches* owner;  // nullptr once detached (the thread exited, or the resource is gone)
     std::atomic<bool> detached{false};
@@ -165,7 +165,7 @@ class ThreadCaches {
     std::vector<Slot>& slots = mine.slots;
     // Caches of resources destroyed since go first (ids are never reused, so none matches).
     DropDetached(slots, [](const Slot& slot) { return slot.cache.get(); });
-    auto cache = std::make_shared<Cache>(this);
+    std::shared_ptr<Cache> cache(new Cache(this));  // over-aligned: operator new, not make_shared
     slots.reserve(slots.size() + 1);
     {
       std::lock_guard<std::mutex> guard(registry_lock_);
