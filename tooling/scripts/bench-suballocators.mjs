@@ -15,8 +15,9 @@ import { PoolMemoryResource } from '@rmmjs/pool';
 import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
 import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { TrackingResourceAdaptor } from '@rmmjs/tracking';
-import { abiPairNs, abiRandomNs } from '@rmmjs/test-addon';
+import { abiPairNs, abiRandomNs, abiThreadsOpsPerSecond } from '@rmmjs/test-addon';
 import { benchScale } from './bench-scale.mjs';
+import { judge } from './bench-targets.mjs';
 import { threadOpsPerSecond } from './bench-threads.mjs';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
 
@@ -80,17 +81,22 @@ export async function benchSuballocators({ record, quick, gpu }) {
 
   benchScale({ record, quick, gpu, base });
 
-  // Threads sharing one resource.
+  // Threads sharing one resource: worker threads from JS, and native threads through the C ABI.
+  // Targets: 2, 4 and 8 threads each at least the 1-thread figure, 8 at least twice it.
   const seconds = quick ? 0.3 : 1;
   for (const [name, make] of [suballocators[0], suballocators[1]]) {
     const mr = make();
-    for (const workers of [1, 2, 4, 8]) {
-      record(
-        name,
-        `${workers} worker threads, pairs of 1 MiB`,
-        (await threadOpsPerSecond(mr, workers, { seconds })) / 1e6,
-        'Mops/s',
-      );
+    const kinds = [
+      ['worker threads', (threads) => threadOpsPerSecond(mr, threads, { seconds })],
+      ['native threads (C ABI)', async (threads) => abiThreadsOpsPerSecond(mr, threads, MiB, seconds)],
+    ];
+    for (const [kind, opsPerSecond] of kinds) {
+      let one;
+      for (const threads of [1, 2, 4, 8]) {
+        const ops = (await opsPerSecond(threads)) / 1e6;
+        one ??= ops;
+        record(name, `${threads} ${kind}, pairs of 1 MiB`, ops, 'Mops/s', threadsTarget(threads, ops / one));
+      }
     }
     mr[Symbol.dispose]();
   }
@@ -121,6 +127,15 @@ export async function benchSuballocators({ record, quick, gpu }) {
   benchLogging({ record, upstream, poolPair, pairs, quick });
   upstream[Symbol.dispose]();
   base[Symbol.dispose]();
+}
+
+// The target column of a thread-scaling row: the ratio to one thread, and whether it meets its
+// target; n/a where the machine has fewer cores than threads.
+function threadsTarget(threads, ratio) {
+  if (threads === 1) return '';
+  const target = threads >= 8 ? 2 : 1;
+  const { verdict } = judge(ratio, '>=', target, { workers: threads });
+  return `${ratio.toFixed(2)}x 1 thread (target >= ${target}) ${verdict}`;
 }
 
 // The CSV allocation log over the pool: how much slower a logged pair is (target: <= 3x the

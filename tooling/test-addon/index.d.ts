@@ -36,6 +36,16 @@ export function allocateOnThreadPool(mr: DeviceMemoryResource, nbytes: number): 
 export function abiPairNs(mr: DeviceMemoryResource, nbytes: number, iterations: number): number;
 /** ns per operation of a random workload (sizes[i] > 0 allocates; else frees live block frees[i]). */
 export function abiRandomNs(mr: DeviceMemoryResource, sizes: Float64Array, frees: Float64Array): number;
+/**
+ * Operations per second (a pair counts as two) of `threads` native threads doing allocate+deallocate
+ * pairs of `nbytes` on the default stream through the C ABI on `mr` at once, for `seconds`.
+ */
+export function abiThreadsOpsPerSecond(
+  mr: DeviceMemoryResource,
+  threads: number,
+  nbytes: number,
+  seconds: number,
+): number;
 /** ns per cuMemAlloc + cuMemFree pair on device 0 (CUDA only). */
 export function driverPairNs(nbytes: number, iterations: number): number;
 /** ns per cuMemAllocFromPoolAsync + cuMemFreeAsync pair on the legacy stream (CUDA only). */

@@ -35,6 +35,10 @@ export function abiRandomNs(mr, sizes, frees) {
   return addon.abiRandomNs(resourceHandle(mr, 'mr'), sizes, frees);
 }
 
+export function abiThreadsOpsPerSecond(mr, threads, nbytes, seconds) {
+  return addon.abiThreadsOpsPerSecond(resourceHandle(mr, 'mr'), threads, nbytes, seconds);
+}
+
 export const { driverPairNs, driverPoolPairNs, forgeCoreApi } = addon;
 
 /** The addon's `init`, for the ABI tests: (coreApi, makeError, holdJsException). */

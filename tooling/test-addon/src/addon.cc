@@ -6,6 +6,7 @@ namespace test_addon = rmmjs::test_addon;
 
 RMMJS_ADDON(rmmjs_test_addon, {"driverPairNs", test_addon::DriverPairNs},
             {"driverPoolPairNs", test_addon::DriverPoolPairNs}, {"abiPairNs", test_addon::AbiPairNs},
-            {"abiRandomNs", test_addon::AbiRandomNs}, {"nativeThreadsWorkload", test_addon::NativeThreadsWorkload},
+            {"abiThreadsOpsPerSecond", test_addon::AbiThreadsOpsPerSecond}, {"abiRandomNs", test_addon::AbiRandomNs},
+            {"nativeThreadsWorkload", test_addon::NativeThreadsWorkload},
             {"allocateOnNativeThread", test_addon::AllocateOnNativeThread},
             {"allocateOnThreadPool", test_addon::AllocateOnThreadPool}, {"forgeCoreApi", test_addon::ForgeCoreApi})

@@ -1,7 +1,10 @@
 // The benchmarks' native loops: the driver's own allocate/free pair, and the same work through
 // the C ABI, timed in C++ so that JavaScript's overhead can be measured against them.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "methods.h"
@@ -129,6 +132,71 @@ Napi::Value AbiRandomNs(const Napi::CallbackInfo& info) {
   double ns = NsPer(start, operations);
   js::Check(env, status);
   return Napi::Number::New(env, ns);
+}
+
+// abiThreadsOpsPerSecond(mr, threads, nbytes, seconds): native threads (no JavaScript) doing
+// allocate + deallocate pairs of nbytes on the default stream through the C ABI on one resource
+// at once, for `seconds`. Returns operations per second (a pair counts as two): each thread's
+// rate over the time it measured, added up.
+Napi::Value AbiThreadsOpsPerSecond(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  rmmjs_resource* mr = js::ResourceArg(env, info[0], "mr");
+  const size_t count = js::SizeArg(info[1]);
+  const size_t bytes = js::SizeArg(info[2]);
+  const double seconds = info[3].As<Napi::Number>().DoubleValue();
+  if (count == 0 || count > 1024) throw Napi::RangeError::New(env, "threads must be 1 to 1024");
+  const rmmjs_core_api* api = CoreApi();
+  // One per thread, each on its own cache line (a shared one would slow the threads measured).
+  struct alignas(64) Result {
+    double ops_per_second = 0;
+    std::string error;
+  };
+  std::vector<Result> results(count);
+  std::atomic<size_t> ready{0};
+  std::atomic<bool> go{false};
+  auto pairs = [&](size_t n, Result& result) {
+    for (size_t i = 0; i < n; i++) {
+      void* ptr = nullptr;
+      rmmjs_status status = api->allocate(mr, bytes, 0, &ptr);
+      if (status == RMMJS_OK) status = api->deallocate(mr, ptr, bytes, 0);
+      if (status != RMMJS_OK) {
+        result.error = api->error_message();
+        return false;
+      }
+    }
+    return true;
+  };
+  api->retain(mr);  // a thread may still run should this throw
+  std::vector<std::thread> threads;
+  threads.reserve(count);
+  for (size_t t = 0; t < count; t++) {
+    threads.emplace_back([&, t] {
+      Result& result = results[t];
+      const bool warm = pairs(1000, result);
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      if (!warm) return;
+      const auto start = Clock::now();
+      const auto end = start + std::chrono::duration<double>(seconds);
+      size_t operations = 0;
+      auto now = start;
+      while (now < end && pairs(256, result)) {
+        operations += 512;
+        now = Clock::now();
+      }
+      result.ops_per_second = static_cast<double>(operations) / std::chrono::duration<double>(now - start).count();
+    });
+  }
+  while (ready.load() < count) std::this_thread::yield();
+  go.store(true, std::memory_order_release);
+  for (std::thread& thread : threads) thread.join();
+  api->release(mr);
+  double total = 0;
+  for (const Result& result : results) {
+    if (!result.error.empty()) throw Napi::Error::New(env, "a benchmark thread failed: " + result.error);
+    total += result.ops_per_second;
+  }
+  return Napi::Number::New(env, total);
 }
 
 }  // namespace rmmjs::test_addon

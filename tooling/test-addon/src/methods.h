@@ -12,6 +12,7 @@ Napi::Value DriverPairNs(const Napi::CallbackInfo& info);
 Napi::Value DriverPoolPairNs(const Napi::CallbackInfo& info);
 Napi::Value AbiPairNs(const Napi::CallbackInfo& info);
 Napi::Value AbiRandomNs(const Napi::CallbackInfo& info);
+Napi::Value AbiThreadsOpsPerSecond(const Napi::CallbackInfo& info);
 
 // native_threads_workload.cc: std::threads allocating and freeing through one resource at once.
 Napi::Value NativeThreadsWorkload(const Napi::CallbackInfo& info);

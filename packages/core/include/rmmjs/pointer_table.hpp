@@ -136,15 +136,21 @@ class ShardedPointerTable {
   }
 
  private:
-  static constexpr std::size_t kShards = 16;
+  static constexpr unsigned kShardBits = 6;
+  static constexpr std::size_t kShards = std::size_t{1} << kShardBits;
   struct alignas(64) Shard {
     mutable SpinLock lock;
     PointerTable<Value> table;
   };
 
   static std::uintptr_t Key(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr); }
-  // Allocations are 256-byte aligned: the bits above the alignment pick the shard.
-  Shard& ShardOf(const void* ptr) { return shards_[(Key(ptr) >> 8) % kShards]; }
+  // A multiplicative hash picks the shard: the low bits above the 256-byte alignment would put
+  // blocks of one size carved from one region (1 MiB apart, say) all in one shard, and threads
+  // that each reuse their own block would then contend for its lock anyway.
+  Shard& ShardOf(const void* ptr) {
+    return shards_[static_cast<std::size_t>((static_cast<std::uint64_t>(Key(ptr)) * 0x9E3779B97F4A7C15ull) >>
+                                            (64 - kShardBits))];
+  }
 
   std::array<Shard, kShards> shards_;
 };

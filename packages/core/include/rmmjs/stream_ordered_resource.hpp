@@ -45,7 +45,24 @@
 //     rmmjs_status Grow(stream_ordered::Growth<FreeList>& growth, FreeList& own, rmmjs_stream stream,
 //                       size_t size, uintptr_t* out);
 //     void Release();  // every upstream allocation back (the work on them has finished)
+//
+//     // Optional: a policy that can check a free without the lock gets per-thread caches of freed
+//     // blocks (rmmjs/thread_cache.hpp) in front of the lists. Thread-safe, without the lock:
+//     // Takes [ptr, ptr + bytes) off the record of blocks handed out, with its block size in
+//     // *size; false when that is not a block as handed out (or the policy keeps no record): the
+//     // free then goes through Free, which says why.
+//     bool TakeHandedOut(uintptr_t ptr, size_t bytes, size_t* size);
+//     void Remember(uintptr_t ptr, size_t size) noexcept;  // a cached block handed out again
+//     // Under the lock: puts a block TakeHandedOut vouched for on list (may throw std::bad_alloc).
+//     void InsertFree(FreeList& list, uintptr_t ptr, size_t size);
 //   };
+//
+// With caches, a free that needs no driver call (on the legacy default stream, or any free in host
+// mode) goes to the calling thread's cache, and an allocation of the same block size on the same
+// stream takes it back from there, at once, as RMM reuses a block on the stream it was freed on.
+// The caches are drained into the lists before the resource grows (and so before it reports out of
+// memory), before a refused free is explained, and when it is destroyed; a thread that exits gives
+// its blocks back.
 //
 // Init, Free, MoveAll and Grow may throw std::bad_alloc (host memory for bookkeeping) before they
 // change anything: the caller gets RMMJS_ERR_OUT_OF_MEMORY "<type>: out of host memory". The
@@ -54,12 +71,14 @@
 #ifndef RMMJS_STREAM_ORDERED_RESOURCE_HPP
 #define RMMJS_STREAM_ORDERED_RESOURCE_HPP
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>  // std::unique_lock
 #include <new>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -69,6 +88,7 @@
 #include "rmmjs/spin_lock.hpp"
 #include "rmmjs/status.hpp"
 #include "rmmjs/stream_key.hpp"
+#include "rmmjs/thread_cache.hpp"
 
 namespace rmmjs {
 namespace stream_ordered {
@@ -142,6 +162,12 @@ class Growth {
   bool stream_ordered_;
 };
 
+// Whether a policy supports per-thread caches (it has TakeHandedOut).
+template <class Blocks, class = void>
+struct CachesFrees : std::false_type {};
+template <class Blocks>
+struct CachesFrees<Blocks, std::void_t<decltype(&Blocks::TakeHandedOut)>> : std::true_type {};
+
 }  // namespace stream_ordered
 
 template <class Blocks>
@@ -152,6 +178,7 @@ class StreamOrderedResource {
   using Lock = std::unique_lock<SpinLock>;
   using StreamState = stream_ordered::StreamState<FreeList>;
   using Growth = stream_ordered::Growth<FreeList>;
+  static constexpr bool kCachesFrees = stream_ordered::CachesFrees<Blocks>::value;
 
   template <class... Args>
   explicit StreamOrderedResource(ResourceRef upstream, Args&&... args)
@@ -161,10 +188,15 @@ class StreamOrderedResource {
     states_.push_back(std::make_unique<StreamState>(kLegacyStream, true));
     legacy_ = states_.back().get();
     nonempty_.reserve(1);
+    if constexpr (kCachesFrees) caches_ = std::make_unique<ThreadCaches>(this, &ReturnFromExitingThread);
   }
 
   ~StreamOrderedResource() {
     const rmmjs_core_api* api = CoreApi();
+    // First, before anything goes: a thread that exits now hands its blocks back under its cache's
+    // lock, which this waits for.
+    if constexpr (kCachesFrees)
+      caches_->DetachAll([&](const CachedBlock* blocks, size_t count) { ReturnToLists(blocks, count); });
     if (stream_ordered_) {
       // The work queued before the frees must finish before the memory goes back upstream.
       DeviceContext context(device_);
@@ -203,7 +235,17 @@ class StreamOrderedResource {
     RMMJS_TRY(blocks_.BlockSize(bytes, &size));
     StreamKey key;
     RMMJS_TRY(StreamKeyOf(stream, stream_ordered_, &key));  // may call the driver: before the lock
-    Lock lock(mutex_);
+    if constexpr (kCachesFrees) {
+      if (Caching(key)) {
+        const uintptr_t cached = caches_->Take(size, key);
+        if (cached != 0) {
+          blocks_.Remember(cached, size);
+          *out = reinterpret_cast<void*>(cached);
+          return RMMJS_OK;
+        }
+      }
+    }
+    Lock lock = LockLists();
     StreamState& own = StateOf(key, stream);
     uintptr_t ptr = blocks_.Take(own.free, size);
     if (ptr == 0) RMMJS_TRY(AllocateElsewhere(lock, own, stream, size, &ptr));
@@ -217,7 +259,30 @@ class StreamOrderedResource {
     if (bytes == 0) return RMMJS_OK;
     StreamKey key;
     RMMJS_TRY(StreamKeyOf(stream, stream_ordered_, &key));
-    Lock lock(mutex_);
+    if constexpr (kCachesFrees) {
+      if (Caching(key)) {
+        const uintptr_t ptr = reinterpret_cast<uintptr_t>(pointer);
+        size_t size = 0;
+        if (blocks_.TakeHandedOut(ptr, bytes, &size)) {
+          if (caches_->Put({ptr, size, key, stream})) return RMMJS_OK;
+          Lock lock(mutex_);  // the cache is full
+          try {
+            StreamState& own = StateOf(key, stream);
+            blocks_.InsertFree(own.free, ptr, size);
+            own.frees++;
+            MayHoldBlocks(own);
+          } catch (const std::bad_alloc&) {
+            blocks_.Remember(ptr, size);  // still the caller's, as it was
+            throw;
+          }
+          return RMMJS_OK;
+        }
+        // Refused below; the cached blocks go back to the lists first, so that a block freed twice
+        // is found free.
+        DrainCaches();
+      }
+    }
+    Lock lock = LockLists();
     StreamState& own = StateOf(key, stream);
     if (stream_ordered_ && !own.lazy) {
       // Recorded while the stream surely exists, and before the block is on the list, so that
@@ -243,6 +308,16 @@ class StreamOrderedResource {
 
   rmmjs_resource* Upstream() const { return blocks_.Upstream(); }
 
+  // Turns the per-thread caches on now, as the first contention would (for tests).
+  void EnableThreadCaches() {
+    if constexpr (kCachesFrees) contended_.store(true, std::memory_order_relaxed);
+  }
+  // How many freed blocks wait in threads' caches.
+  size_t CachedBlocks() {
+    if constexpr (kCachesFrees) return caches_->Count();
+    return 0;
+  }
+
   // fn(const Blocks&) under the lock: for the policy's own counters.
   template <class Fn>
   auto Inspect(Fn&& fn) {
@@ -253,6 +328,56 @@ class StreamOrderedResource {
  private:
   static constexpr size_t kNoSlot = StreamState::kNoSlot;
   static constexpr rmmjs_stream kLegacyStream = 0;
+
+  // Whether a free on this stream may wait in a thread's cache: once threads met on the lock, and
+  // when the free needs no driver call (no event to record).
+  bool Caching(const StreamKey& key) const {
+    return contended_.load(std::memory_order_relaxed) && (!stream_ordered_ || key.kind == StreamKind::kLegacy);
+  }
+
+  // The lock of the lists for allocate and deallocate; the first time a thread has to wait for it
+  // turns the per-thread caches on.
+  Lock LockLists() {
+    Lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      if constexpr (kCachesFrees) contended_.store(true, std::memory_order_relaxed);
+      lock.lock();
+    }
+    return lock;
+  }
+
+  // Every thread's cached blocks back onto the lists (without the lock held); how many there were.
+  size_t DrainCaches() {
+    return caches_->DrainAll([&](const CachedBlock* blocks, size_t count) {
+      Lock lock(mutex_);
+      ReturnToLists(blocks, count);
+    });
+  }
+
+  static void ReturnFromExitingThread(void* self, const CachedBlock* blocks, size_t count) {
+    auto* resource = static_cast<StreamOrderedResource*>(self);
+    Lock lock(resource->mutex_);
+    resource->ReturnToLists(blocks, count);
+  }
+
+  // Under the lock: cached blocks onto their streams' lists, as frees on those streams.
+  void ReturnToLists(const CachedBlock* blocks, size_t count) noexcept {
+    for (size_t i = 0; i < count; i++) {
+      const CachedBlock& block = blocks[i];
+      try {
+        StreamState& state = StateOf(block.key, block.stream);
+        blocks_.InsertFree(state.free, block.ptr, block.size);
+        state.frees++;
+        MayHoldBlocks(state);
+      } catch (const std::bad_alloc&) {
+        try {
+          LogAt(RMMJS_LOG_ERROR, std::string(kTypeName) + ": out of host memory: a free block of " +
+                                     std::to_string(block.size) + " bytes is lost until the resource is destroyed");
+        } catch (...) {  // no memory for the message either
+        }
+      }
+    }
+  }
 
   // The state of the stream with this key, created on first use (may throw std::bad_alloc).
   StreamState& StateOf(const StreamKey& key, rmmjs_stream stream) {
@@ -304,6 +429,22 @@ class StreamOrderedResource {
     if (*out != 0) return RMMJS_OK;
     RMMJS_TRY(MergeOtherStreams(own, stream, size, out));
     if (*out != 0) return RMMJS_OK;
+    if constexpr (kCachesFrees) {
+      // Before the resource grows (or gives up), the blocks that threads hold in their caches.
+      if (contended_.load(std::memory_order_relaxed)) {
+        lock.unlock();
+        const size_t drained = DrainCaches();
+        lock.lock();
+        if (drained != 0) {
+          *out = blocks_.Take(own.free, size);
+          if (*out != 0) return RMMJS_OK;
+          RMMJS_TRY(TakeFromOtherStream(lock, own, stream, size, out));
+          if (*out != 0) return RMMJS_OK;
+          RMMJS_TRY(MergeOtherStreams(own, stream, size, out));
+          if (*out != 0) return RMMJS_OK;
+        }
+      }
+    }
     Growth growth(lock, states_, device_, stream_ordered_);
     const rmmjs_status status = blocks_.Grow(growth, own.free, stream, size, out);
     MayHoldBlocks(own);
@@ -424,9 +565,14 @@ class StreamOrderedResource {
 
   const int32_t device_;
   const bool stream_ordered_;  // false in host mode, where all work is synchronous
+  // Threads have met on the lock: frees may wait in per-thread caches from then on. Until then the
+  // resource behaves exactly as RMM's (best fit over coalesced blocks at every call).
+  std::atomic<bool> contended_{false};
+  std::unique_ptr<ThreadCaches> caches_;  // with a policy that supports them (kCachesFrees)
   Blocks blocks_;
 
-  SpinLock mutex_;
+  // On a cache line of its own: the threads served by their caches read the members above.
+  alignas(64) SpinLock mutex_;
   std::vector<std::unique_ptr<StreamState>> states_;  // in the order streams were first seen
   std::unordered_map<StreamKey, StreamState*, StreamKeyHash> by_key_;
   StreamState* legacy_ = nullptr;

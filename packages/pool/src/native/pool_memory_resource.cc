@@ -200,12 +200,12 @@ void PoolBlocks::Release() {
 }
 
 void PoolBlocks::Remember(uintptr_t ptr, size_t size) noexcept {
-  if (!remembering_) return;
+  if (!remembering_.load(std::memory_order_relaxed)) return;
   try {
-    handed_out_.Insert(ptr, size);
+    handed_out_.Insert(AsPointer(ptr), size);
   } catch (const std::bad_alloc&) {
-    remembering_ = false;
-    handed_out_ = PointerTable<size_t>();
+    // What the table holds stays (another thread may be using it) until the pool goes.
+    remembering_.store(false, std::memory_order_relaxed);
     try {
       LogAt(RMMJS_LOG_ERROR, "PoolMemoryResource: out of host memory: frees are no longer checked");
     } catch (...) {  // no memory for the message either

@@ -4,6 +4,7 @@
 // grows (RMM's try_to_expand).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -59,16 +60,16 @@ class PoolBlocks {
     if (upstream == nullptr || size == 0 || (ptr - upstream->begin) % kAlignment != 0 || size > upstream->end() - ptr) {
       return NotHandedOut(ptr, bytes, "not memory this pool handed out");
     }
-    if (remembering_) {
+    if (remembering_.load(std::memory_order_relaxed)) {
       // Only a block as it was handed out: a pointer inside one, or another size, would put memory
       // still in use on a free list (and hand it out twice).
       size_t handed_out = 0;
-      if (!handed_out_.Take(ptr, &handed_out)) {
+      if (!handed_out_.Take(AsPointer(ptr), &handed_out)) {
         return NotHandedOut(ptr, bytes,
                             free_blocks_.Overlaps(ptr, size) ? kAlreadyFree : "not memory this pool handed out");
       }
       if (handed_out != size) {
-        handed_out_.Insert(ptr, handed_out);  // back into the slot it just left: no allocation
+        handed_out_.Insert(AsPointer(ptr), handed_out);  // back into the slot it just left: no allocation
         return NotHandedOut(ptr, bytes, kAlreadyFree);
       }
     }
@@ -77,6 +78,27 @@ class PoolBlocks {
   }
   rmmjs_status Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out);
   void Release();
+
+  // The per-thread caches' part of the policy (thread-safe, without the lock).
+  bool TakeHandedOut(uintptr_t ptr, size_t bytes, size_t* size) {
+    if (!remembering_.load(std::memory_order_relaxed) || bytes > SIZE_MAX - kAlignment) return false;
+    size_t handed_out = 0;
+    if (!handed_out_.Take(AsPointer(ptr), &handed_out)) return false;
+    if (handed_out != AlignUp(bytes, kAlignment)) {
+      Remember(ptr, handed_out);  // back as it was (into the slot it just left); Free says why
+      return false;
+    }
+    *size = handed_out;
+    return true;
+  }
+  // Records a block handed out. Out of host memory for the table, the pool stops checking frees
+  // against it rather than failing an allocation that has its memory.
+  void Remember(uintptr_t ptr, size_t size) noexcept;
+  // Under the lock.
+  void InsertFree(FreeList& list, uintptr_t ptr, size_t size) {
+    // A block handed out keeps its upstream block from going back: it is there.
+    free_blocks_.Insert(list, ptr, size, *upstream_blocks_.Find(ptr));
+  }
 
  private:
   size_t SizeToGrow(size_t size) const;
@@ -88,9 +110,8 @@ class PoolBlocks {
   [[gnu::cold]] static rmmjs_status Exceeded(size_t size, const std::string& reason);
   [[gnu::cold]] static rmmjs_status GrowthFailed(rmmjs_stream stream, size_t size, const std::string& reason);
   [[gnu::cold]] static rmmjs_status NotHandedOut(uintptr_t ptr, size_t bytes, const char* why);
-  // Records a block handed out (under the lock). Out of host memory for the table, the pool stops
-  // checking frees against it rather than failing an allocation that has its memory.
-  void Remember(uintptr_t ptr, size_t size) noexcept;
+
+  static const void* AsPointer(uintptr_t ptr) { return reinterpret_cast<const void*>(ptr); }
 
   static constexpr size_t kAlignment = RMMJS_ALLOCATION_ALIGNMENT;
   static constexpr const char* kAlreadyFree = "the range is already free (freed twice, or the wrong size)";
@@ -103,8 +124,10 @@ class PoolBlocks {
   size_t growing_ = 0;    // bytes being requested from upstream right now (outside the lock)
   pool::UpstreamBlocks upstream_blocks_;
   pool::CoalescingFreeBlocks free_blocks_;
-  PointerTable<size_t> handed_out_;  // every block handed out, by address: its size
-  bool remembering_ = true;
+  // Every block handed out, by address: its size. Sharded: threads with caches check their frees
+  // here without the pool's lock.
+  ShardedPointerTable<size_t> handed_out_;
+  std::atomic<bool> remembering_{true};
 };
 
 using PoolMemoryResource = StreamOrderedResource<PoolBlocks>;
