@@ -16,7 +16,14 @@ import {
 } from '@rmmjs/core';
 import { getLoggingLevel, LevelEnum, setLoggingLevel } from '@rmmjs/logging';
 import { Action, type AllocationLog } from '../log/allocation-log.js';
-import { abortReplay, CONTROL_LENGTH, PROGRESS, type ReplayWorkerData, type ReplayWorkerResult } from './protocol.js';
+import {
+  ABORT,
+  abortReplay,
+  CONTROL_LENGTH,
+  PROGRESS,
+  type ReplayWorkerData,
+  type ReplayWorkerResult,
+} from './protocol.js';
 import { validateLog } from '../log/validate-log.js';
 import {
   arrayOf,
@@ -259,7 +266,17 @@ async function replayChecked(
     setCurrentDeviceResource(previous);
     throw error;
   }
-  const timer = setInterval(() => onProgress(Atomics.load(control, PROGRESS), log.events), 100);
+  // A callback that throws stops the replay; replayOn then throws its error (once it has cleaned up).
+  let thrownByCallback: { error: unknown } | undefined;
+  const timer = setInterval(() => {
+    try {
+      onProgress(Atomics.load(control, PROGRESS), log.events);
+    } catch (error) {
+      thrownByCallback = { error };
+      clearInterval(timer);
+      abortReplay(control, turn);
+    }
+  }, 100);
   let results: WorkerResults | undefined;
   let failure: unknown;
   try {
@@ -278,6 +295,7 @@ async function replayChecked(
       stream[Symbol.dispose]();
     }
   }
+  if (thrownByCallback !== undefined) throw thrownByCallback.error;
   if (results === undefined) throw failure;
   onProgress(done, log.events);
   return outcome(log, results, unfreed);
@@ -368,7 +386,7 @@ async function runWorkers(
   }
   await Promise.all(ready);
   const start = process.hrtime.bigint();
-  if (log.events > 0) {
+  if (log.events > 0 && Atomics.load(control, ABORT) === 0) {
     Atomics.store(turn, log.thread[0], 0);
     Atomics.notify(turn, log.thread[0]);
   }
