@@ -265,8 +265,10 @@ const wrongCommandLines = [
 const optional = (rule) => (call, value) => value === undefined || rule(call, value);
 /** A record (a log, a report, an allocator, a workload): no hostile value is one. */
 const record = (call) => call.invalid('type');
+/** A specification: an object (one that Vega cannot draw, or JSON cannot write, is ERR_INVALID_ARG_VALUE). */
 const object = (call, value) => {
   if (typeof value !== 'object' || value === null || isArray(value)) call.invalid('type');
+  else call.allow('value');
 };
 const resource = (call, value) => {
   if (call.world.resourceEntry(value) === undefined) call.invalid('type');
