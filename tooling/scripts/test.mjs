@@ -7,7 +7,10 @@ import { printSummary, summarize } from './summarize.mjs';
 import { root } from './workspace.mjs';
 
 const turbo = join(root, 'node_modules', '.bin', 'turbo');
-const run = (args) => spawnSync(turbo, args, { cwd: root, stdio: 'inherit' }).status;
+// The tests' cache key includes the Node version (RMMJS_TEST_NODE is in the test task's env in
+// turbo.json): results of one Node never stand in for another's.
+const env = { ...process.env, RMMJS_TEST_NODE: process.version };
+const run = (args) => spawnSync(turbo, args, { cwd: root, stdio: 'inherit', env }).status;
 
 const built = run(['run', 'build', '--output-logs=errors-only']);
 const tested = built === 0 ? run(['run', 'test', '--continue', '--output-logs=full', '--log-order=grouped']) : 1;

@@ -1,10 +1,11 @@
 /** Text formatting shared by the commands. */
+import { validateSize } from '@rmmjs/core/internal';
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 
 /** Bytes in binary units: `1000 B`, `1.5 KiB`, `64 MiB` (one decimal where it is not zero). */
 export function formatBytes(bytes: number): string {
-  let value = bytes;
+  let value = validateSize(bytes, 'bytes');
   let unit = 0;
   while (Math.abs(value) >= 1024 && unit < UNITS.length - 1) {
     value /= 1024;

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { RMMError } from '@rmmjs/core';
+import { invalidArgType } from '@rmmjs/core/internal';
 import type { Command, Output } from './command.js';
 import { UsageError } from './usage-error.js';
 import { benchCommand } from './commands/bench.js';
@@ -7,6 +8,7 @@ import { demoCommand } from './commands/demo.js';
 import { infoCommand } from './commands/info.js';
 import { plotCommand } from './commands/plot.js';
 import { replayCommand } from './commands/replay.js';
+import { validateStrings, validateWritable } from './validate.js';
 import { packageVersion } from './version.js';
 
 /** The commands of `rmmjs`, in the order `rmmjs --help` lists them. */
@@ -27,6 +29,13 @@ Options:
   -v, --version  the version`;
 }
 
+/** Where the command writes: the streams themselves (read once), each with a `write` method. */
+function validateOutput(output: unknown): Output {
+  if (output === null || typeof output !== 'object') throw invalidArgType('output', 'of type object', output);
+  const { stdout, stderr } = output as Partial<Output>;
+  return { stdout: validateWritable(stdout, 'output.stdout'), stderr: validateWritable(stderr, 'output.stderr') };
+}
+
 /** Node's parseArgs errors are the user's (ERR_PARSE_ARGS_*). */
 function isParseArgsError(error: unknown): error is Error {
   return error instanceof Error && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_');
@@ -42,6 +51,7 @@ function fail(output: Output, message: string, help: string): number {
  * stderr), 2 for a wrong command line (the usage on stderr).
  */
 export async function main(argv: string[], output: Output = process): Promise<number> {
+  [argv, output] = [validateStrings(argv, 'argv'), validateOutput(output)];
   const [name, ...rest] = argv;
   if (name === undefined) return fail(output, 'rmmjs: no command given', usage());
   if (name === '-h' || name === '--help' || name === 'help') {

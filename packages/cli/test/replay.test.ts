@@ -310,3 +310,23 @@ describe(`rmmjs replay (${backend()})`, () => {
     expect(run.stderr).toMatch(/^rmmjs replay: ENOENT: no such file or directory/);
   });
 });
+
+describe(`replayOn's progress callback (${backend()})`, () => {
+  it('one that throws stops the replay: replayOn rejects with its error, nothing stays allocated', async () => {
+    // Long enough that the callback is usually called by the timer, while the workers run (else
+    // by the last call, after them): either way the same error, and nothing left allocated.
+    using stats = new StatisticsResourceAdaptor(getCurrentDeviceResource());
+    const before = getCurrentDeviceResource();
+    const stop = new Error('stop');
+    let calls = 0;
+    const log = parseLog(threadedLog({ threads: 4, events: 20000 }), 'long.csv');
+    const onProgress = () => {
+      calls++;
+      throw stop;
+    };
+    await expect(replayOn(log, stats, onProgress)).rejects.toBe(stop);
+    expect(calls).toBe(1);
+    expect(stats.allocationCounts.currentBytes).toBe(0);
+    expect(getCurrentDeviceResource()).toBe(before);
+  });
+});

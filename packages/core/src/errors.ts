@@ -109,6 +109,14 @@ export function invalidArgType(name: string, expected: string, actual: unknown):
   );
 }
 
+/**
+ * `TypeError` `ERR_INVALID_ARG_TYPE` for a class that only its package makes (its constructor takes
+ * a token the package keeps to itself): `<className> cannot be constructed directly: <how>`.
+ */
+export function constructedDirectly(className: string, how: string): Error {
+  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `${className} cannot be constructed directly: ${how}`);
+}
+
 /** `TypeError` `ERR_INVALID_ARG_VALUE` with a reason: `The argument "name" <reason>` (`The property ...`). */
 export function invalidArgValue(name: string, reason: string): Error {
   return nodeError(TypeError, 'ERR_INVALID_ARG_VALUE', `The ${kindOf(name)} "${name}" ${reason}`);

@@ -23,6 +23,7 @@ export { streamArg } from './stream.js';
 export { runReinitializeHooks } from './registry.js';
 export { runInScope } from './scope.js';
 export { invalidArgType, invalidArgValue, outOfRange, makeError, Status } from './errors.js';
+export { constructedDirectly } from './errors.js';
 export {
   validateSize,
   validateSizeOption,

@@ -1,5 +1,5 @@
 import { RMMError } from '@rmmjs/core';
-import { invalidArgType } from '@rmmjs/core/internal';
+import { constructedDirectly } from '@rmmjs/core/internal';
 
 /** @internal Lets RMMExternalMemoryManager construct the memory classes (nothing else can). */
 export const INTERNAL: unique symbol = Symbol('RMMExternalMemoryManager');
@@ -21,12 +21,7 @@ export abstract class Releasable implements Disposable {
 
   /** A null `release` makes a view: it owns no memory. */
   constructor(internal: typeof INTERNAL, release: Release | null) {
-    if (internal !== INTERNAL) {
-      // As core's abstract classes: a TypeError with Node's code for an argument of the wrong type.
-      const error = invalidArgType('internal', "RMMExternalMemoryManager's", internal);
-      error.message = `${new.target.name} cannot be constructed directly: RMMExternalMemoryManager makes them`;
-      throw error;
-    }
+    if (internal !== INTERNAL) throw constructedDirectly(new.target.name, 'RMMExternalMemoryManager makes them');
     this.#release = release;
   }
 

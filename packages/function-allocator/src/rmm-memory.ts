@@ -17,9 +17,17 @@ function relativeIndex(value: unknown, name: string, length: number, absent: num
  */
 export class RmmMemory implements Disposable {
   readonly #buffer: DeviceBuffer;
+  // The buffer the next construction takes instead of allocating (slice's copy).
+  static #adopting: DeviceBuffer | undefined;
 
   /** `byteLength` bytes from the current device resource, on `stream` (default `DEFAULT_STREAM`). */
   constructor(byteLength: number, stream?: Stream) {
+    const adopted = RmmMemory.#adopting;
+    if (adopted !== undefined) {
+      RmmMemory.#adopting = undefined;
+      this.#buffer = adopted;
+      return;
+    }
     validateSize(byteLength, 'byteLength');
     streamArg(stream);
     this.#buffer = new DeviceBuffer({ size: byteLength, stream });
@@ -65,7 +73,10 @@ export class RmmMemory implements Disposable {
     const from = relativeIndex(start, 'start', length, 0);
     const to = relativeIndex(end, 'end', length, length);
     const stream = this.#buffer.stream;
-    const copy = new RmmMemory(Math.max(to - from, 0), stream);
+    // From this memory's own resource, whatever the current one is now.
+    const buffer = new DeviceBuffer({ size: Math.max(to - from, 0), stream, mr: this.#buffer.mr });
+    RmmMemory.#adopting = buffer;
+    const copy = new RmmMemory(buffer.size);
     if (copy.byteLength > 0) {
       const region = {
         data: [this.#buffer.ptr + BigInt(from), false],
@@ -73,7 +84,12 @@ export class RmmMemory implements Disposable {
         typestr: '|u1',
         version: 3,
       };
-      copy.#buffer.copyFromDevice({ cudaArrayInterface: region }, stream);
+      try {
+        copy.#buffer.copyFromDevice({ cudaArrayInterface: region }, stream);
+      } catch (error) {
+        copy.free();
+        throw error;
+      }
     }
     return copy;
   }

@@ -77,6 +77,25 @@ describe('rmmMemoryAllocator and RmmMemory', () => {
     expect(tracking.getOutstandingAllocationCount()).toBe(1);
   });
 
+  it("slices from the memory's own resource, not from the current one", () => {
+    const own = tracked();
+    using memory = rmmMemoryAllocator(100);
+    memory.buffer.copyFromHost(pattern(100, 5));
+    const other = tracked();
+    const copy = memory.slice(10, 50);
+    expect(copy.buffer.mr).toBe(own);
+    expect([own.getOutstandingAllocationCount(), own.getAllocatedBytes()]).toEqual([2, 140]);
+    expect(other.getAllocatedBytes()).toBe(0);
+    expectBytes(copy.buffer.toBytes(), pattern(100, 5).slice(10, 50));
+    // Also once its resource's handle is disposed: the memory keeps the resource.
+    own[Symbol.dispose]();
+    const again = memory.slice(0, 8);
+    expect(other.getAllocatedBytes()).toBe(0);
+    expectBytes(again.buffer.toBytes(), pattern(100, 5).slice(0, 8));
+    copy.free();
+    again.free();
+  });
+
   it('refuses slice indices that are not numbers', () => {
     tracked();
     using memory = rmmMemoryAllocator(10);

@@ -5,6 +5,7 @@
 import { DeviceBuffer, RMMError, type DeviceMemoryResource, type Stream } from '@rmmjs/core';
 import {
   adoptMemory,
+  constructedDirectly,
   guardBuffer,
   invalidArgType,
   invalidArgValue,
@@ -205,7 +206,13 @@ export async function sendIpcPool(
   await addon.sendPool(pool.poolHandle(), pool.device, path, timeout);
 }
 
-/** A memory pool another process shared (receiveIpcPool): opens that process's `'pool'` handles. */
+// Lets receiveIpcPool construct IpcPool (nothing else can: closing one closes the import of its id).
+const RECEIVED: unique symbol = Symbol('receiveIpcPool');
+
+/**
+ * A memory pool another process shared: opens that process's `'pool'` handles. `receiveIpcPool`
+ * makes it; `new IpcPool()` is a `TypeError` (`ERR_INVALID_ARG_TYPE`).
+ */
 export class IpcPool implements Disposable {
   /** The pool's id, as its `'pool'` handles name it (`IpcHandle.pool`). */
   readonly id: string;
@@ -216,7 +223,8 @@ export class IpcPool implements Disposable {
   #open = true;
 
   /** @internal */
-  constructor(id: string, device: number, deviceUuid: string) {
+  constructor(received: typeof RECEIVED, id: string, device: number, deviceUuid: string) {
+    if (received !== RECEIVED) throw constructedDirectly('IpcPool', 'receiveIpcPool makes it');
     this.id = id;
     this.device = device;
     this.deviceUuid = deviceUuid;
@@ -257,7 +265,7 @@ export async function receiveIpcPool(socketPath: string, options?: IpcPoolOption
     throw new RMMError(`receiveIpcPool: what was sent at ${path} is not an rmmjs memory pool`);
   }
   const device = addon.importPool(fd, message.pool, message.deviceUuid);
-  return new IpcPool(message.pool, device, message.deviceUuid);
+  return new IpcPool(RECEIVED, message.pool, device, message.deviceUuid);
 }
 
 /** How many allocations of other processes this process has open (mappings, not views). */

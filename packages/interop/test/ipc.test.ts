@@ -12,6 +12,7 @@ import {
 } from '@rmmjs/core';
 import {
   exportIpcHandle,
+  IpcPool,
   openIpcHandle,
   openIpcMappings,
   receiveIpcPool,
@@ -115,6 +116,17 @@ describe('bad handles and arguments (every backend)', () => {
     expect(long.message).toContain('must be a file system path of 1 to 107 bytes, got 115 bytes');
     expect((await rejected(receiveIpcPool(''))).code).toBe('ERR_INVALID_ARG_VALUE');
     expect((await rejected(receiveIpcPool('/tmp/x', { timeout: -1 }))).code).toBe('ERR_OUT_OF_RANGE');
+  });
+
+  it('IpcPool is made by receiveIpcPool only: new IpcPool() is ERR_INVALID_ARG_TYPE, whatever it is given', () => {
+    // (One made directly could close the import of another IpcPool's id.)
+    const construct = IpcPool as unknown as new (...args: unknown[]) => IpcPool;
+    for (const args of [[], ['pool-1', 0, 'GPU-x'], [Symbol('receiveIpcPool'), 'pool-1', 0, 'GPU-x']]) {
+      const error = thrown(() => new construct(...args));
+      expect(Object.getPrototypeOf(error)).toBe(TypeError.prototype);
+      expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
+      expect(error.message).toBe('IpcPool cannot be constructed directly: receiveIpcPool makes it');
+    }
   });
 
   it.runIf(onHost())('needs CUDA: host mode is ERR_CUDA_DRIVER_NOT_FOUND', async () => {

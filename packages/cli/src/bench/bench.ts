@@ -23,6 +23,15 @@ import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { threadOpsPerSecond } from './threads.js';
 import { median, pairNs, randomWorkload, runRandomWorkload } from './workloads.js';
+import {
+  arrayOf,
+  oneOf,
+  optional,
+  validateBoolean,
+  validateFunction,
+  validateOptionalFunction,
+  validateOptions,
+} from '../validate.js';
 
 const MiB = 1 << 20;
 const GiB = 1 << 30;
@@ -170,9 +179,13 @@ function disposeStack(mr: DeviceMemoryResource): void {
  * measured stay).
  */
 export async function runBench(options: BenchOptions = {}): Promise<BenchReport> {
-  const { quick = false, onRow = () => {}, onStep = () => {} } = options;
+  const given = validateOptions<BenchOptions>(options);
+  const wanted = optional(arrayOf(oneOf(BENCH_RESOURCES)))(given.resources, 'options.resources') ?? BENCH_RESOURCES;
+  const quick = given.quick === undefined ? false : validateBoolean(given.quick, 'options.quick');
+  const onRow = validateOptionalFunction<(row: BenchRow) => void>(given.onRow, 'options.onRow') ?? (() => {});
+  const onStep =
+    validateOptionalFunction<NonNullable<BenchOptions['onStep']>>(given.onStep, 'options.onStep') ?? (() => {});
   const gpu = cuda.isAvailable();
-  const wanted = options.resources ?? BENCH_RESOURCES;
   const report: BenchReport = { gpu, device: gpu ? cuda.deviceName() : 'host', quick, rows: [], skipped: [] };
   const record = (group: string, name: string, value: number, unit: string, note = '') => {
     const row = { group, name, value, unit, note };
@@ -255,6 +268,9 @@ export function benchCopies(
   quick: boolean,
   gpu: boolean,
 ): void {
+  validateFunction(record, 'record');
+  validateBoolean(quick, 'quick');
+  validateBoolean(gpu, 'gpu');
   const size = (quick ? 32 : 256) * MiB;
   const host = new Uint8Array(size).fill(1);
   const buffer = new DeviceBuffer({ size });

@@ -2,19 +2,28 @@
 // each does allocate+free pairs of `nbytes` for `seconds`.
 import { Worker } from 'node:worker_threads';
 import * as core from '@rmmjs/core';
+import { integerIn, validateOptions, validatePositive, validateResource, validateSize } from '../validate.js';
 
 const coreUrl = import.meta.resolve('@rmmjs/core');
+const MAX_WORKERS = 256;
+const MAX_SECONDS = 3600;
 
 /**
- * Operations per second (an allocate+free pair counts as two) of `workers` worker threads sharing
- * `mr`, each doing pairs of `nbytes` bytes (default 1 MiB) for `seconds` (default 1). `mr` is the
- * current device resource while they run; the previous one is put back.
+ * Operations per second (an allocate+free pair counts as two) of `workers` worker threads (1 to 256)
+ * sharing `mr`, each doing pairs of `nbytes` bytes (default 1 MiB) for `seconds` (default 1, at most
+ * 3600). `mr` is the current device resource while they run; the previous one is put back.
  */
 export async function threadOpsPerSecond(
   mr: core.DeviceMemoryResource,
   workers: number,
-  { nbytes = 1 << 20, seconds = 1 }: { nbytes?: number; seconds?: number } = {},
+  options: { nbytes?: number; seconds?: number } = {},
 ): Promise<number> {
+  validateResource(mr, 'mr');
+  integerIn(1, MAX_WORKERS)(workers, 'workers');
+  const given = validateOptions<typeof options>(options);
+  // Both go into the workers' source: numbers only.
+  const nbytes = given.nbytes === undefined ? 1 << 20 : validateSize(given.nbytes, 'options.nbytes');
+  const seconds = given.seconds === undefined ? 1 : validatePositive(given.seconds, 'options.seconds', MAX_SECONDS);
   const previous = core.setCurrentDeviceResource(mr);
   try {
     // Each worker gets `mr` itself: a worker's current device resource is that of its current device (0).

@@ -1,9 +1,22 @@
 // The benchmark workloads, shared by `rmmjs bench` and the repository's benchmark scripts (which
 // also run them through the C ABI in C++).
+import { invalidArgValue } from '@rmmjs/core/internal';
+import {
+  integerIn,
+  isFloat64Array,
+  typedArray,
+  validateAllocator,
+  validateFunction,
+  validateObject,
+  validateOptions,
+  validateSize,
+} from '../validate.js';
+
+const seedCheck = integerIn(-(2 ** 31), 2 ** 32 - 1);
 
 /** mulberry32: a small deterministic generator. */
 export function random(seed: number): () => number {
-  let a = seed >>> 0;
+  let a = seedCheck(seed, 'seed') >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
@@ -30,13 +43,17 @@ export interface RandomWorkload {
  * when any is live and a fair coin says so or maxLive are live, else allocate a size uniform in
  * [minSize, maxSize]. sizes[i] > 0 is an allocation; else frees[i] is the index to free.
  */
-export function randomWorkload({
-  steps = 100_000,
-  minSize = 1,
-  maxSize = 4 << 20,
-  maxLive = 1000,
-  seed = 42,
-}: { steps?: number; minSize?: number; maxSize?: number; maxLive?: number; seed?: number } = {}): RandomWorkload {
+export function randomWorkload(
+  options: { steps?: number; minSize?: number; maxSize?: number; maxLive?: number; seed?: number } = {},
+): RandomWorkload {
+  const given = validateOptions<typeof options>(options);
+  const option = (key: keyof typeof options, fallback: number, min: number, max?: number) =>
+    given[key] === undefined ? fallback : integerIn(min, max)(given[key], `options.${key}`);
+  const steps = option('steps', 100_000, 0, 2 ** 31 - 1);
+  const minSize = option('minSize', 1, 1); // a size of 0 is a free
+  const maxSize = option('maxSize', Math.max(4 << 20, minSize), minSize);
+  const maxLive = option('maxLive', 1000, 1);
+  const seed = option('seed', 42, -(2 ** 31), 2 ** 32 - 1);
   const next = random(seed);
   const sizes = new Float64Array(steps);
   const frees = new Float64Array(steps);
@@ -62,7 +79,9 @@ export interface Allocator {
 }
 
 /** Runs the workload on mr from JavaScript; returns ns per operation. A failure frees what is live, then throws. */
-export function runRandomWorkload(mr: Allocator, { sizes, frees }: Pick<RandomWorkload, 'sizes' | 'frees'>): number {
+export function runRandomWorkload(mr: Allocator, workload: Pick<RandomWorkload, 'sizes' | 'frees'>): number {
+  validateAllocator(mr, 'mr');
+  const { sizes, frees } = validateWorkload(workload);
   const pointers: bigint[] = [];
   const lengths: number[] = [];
   let operations = 0;
@@ -95,6 +114,9 @@ export function runRandomWorkload(mr: Allocator, { sizes, frees }: Pick<RandomWo
 
 /** ns per allocate+deallocate pair of nbytes from JavaScript. */
 export function pairNs(mr: Allocator, nbytes: number, iterations: number): number {
+  validateAllocator(mr, 'mr');
+  validateSize(nbytes, 'nbytes');
+  integerIn(1)(iterations, 'iterations');
   const start = process.hrtime.bigint();
   for (let i = 0; i < iterations; i++) mr.deallocate(mr.allocate(nbytes), nbytes);
   return Number(process.hrtime.bigint() - start) / iterations;
@@ -102,7 +124,28 @@ export function pairNs(mr: Allocator, nbytes: number, iterations: number): numbe
 
 /** The median of `rounds` runs of fn after one warm-up run. */
 export function median(fn: () => number, rounds = 5): number {
+  validateFunction(fn, 'fn');
+  integerIn(1, 2 ** 31 - 1)(rounds, 'rounds');
   fn();
   const values = Array.from({ length: rounds }, fn).sort((a, b) => a - b);
   return values[Math.floor(rounds / 2)];
+}
+
+/** A workload argument (its two columns, read once): each free frees an allocation that is live. */
+function validateWorkload(value: unknown): Pick<RandomWorkload, 'sizes' | 'frees'> {
+  const { sizes, frees } = validateObject(value, 'workload');
+  typedArray(isFloat64Array, 'Float64Array')(sizes, 'workload.sizes');
+  typedArray(isFloat64Array, 'Float64Array')(frees, 'workload.frees');
+  if ((frees as Float64Array).length < (sizes as Float64Array).length) {
+    throw invalidArgValue('workload.frees', 'must have an entry for each step of workload.sizes');
+  }
+  let live = 0;
+  for (let i = 0; i < (sizes as Float64Array).length; i++) {
+    const size = (sizes as Float64Array)[i];
+    const at = (frees as Float64Array)[i];
+    if (size > 0 && Number.isSafeInteger(size)) live++;
+    else if (size === 0 && Number.isInteger(at) && at >= 0 && at < live) live--;
+    else throw invalidArgValue('workload', `step ${i} is neither an allocation nor a free of one of the ${live} live`);
+  }
+  return { sizes: sizes as Float64Array, frees: frees as Float64Array };
 }

@@ -4,6 +4,7 @@ import { ProfilerRecords, profile, StatisticsResourceAdaptor, type Statistics } 
 import { writeLines, type Command } from '../command.js';
 import { formatBytes, formatCount, formatTable } from '../format.js';
 import { resourceStack } from '../resource-stack.js';
+import { validateFunction } from '../validate.js';
 import { formatDriverVersion } from './info.js';
 
 const KiB = 1024;
@@ -48,6 +49,7 @@ export interface DemoResult {
  * then the statistics and the profiler report. Puts the previous resource back.
  */
 export async function runDemo(print: (line: string) => void = console.log): Promise<DemoResult> {
+  validateFunction(print, 'print');
   print(
     cuda.isAvailable()
       ? `rmmjs demo on ${cuda.deviceName()} (device ${cuda.getDevice()} of ${cuda.getDeviceCount()}, CUDA ${formatDriverVersion(cuda.driverVersion())})`

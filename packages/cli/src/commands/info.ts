@@ -1,7 +1,19 @@
 import { availableDeviceMemory, cuda, getCurrentDeviceResource } from '@rmmjs/core';
+import { invalidArgValue } from '@rmmjs/core/internal';
 import { writeLines, type Command } from '../command.js';
 import { formatBytes } from '../format.js';
 import { resourceStack } from '../resource-stack.js';
+import {
+  arrayOf,
+  integerIn,
+  nullable,
+  oneOf,
+  shape,
+  validateBoolean,
+  validateCount,
+  validateString,
+  validateStrings,
+} from '../validate.js';
 import { packageVersion } from '../version.js';
 
 // CUdevice_attribute values (CUDA 13's cuda.h).
@@ -106,20 +118,46 @@ export function formatDriverVersion(version: number): string {
   return `${Math.floor(version / 1000)}.${(version % 1000) / 10}`;
 }
 
+const memory = shape({ free: validateCount, total: validateCount });
+
+const validateInfo = shape({
+  versions: shape({ cli: validateString, core: validateString, node: validateString }),
+  mode: oneOf(['cuda', 'host'] as const),
+  hostModeReason: nullable(validateString),
+  driverVersion: nullable(validateCount),
+  driverLibrary: validateString,
+  devices: arrayOf(
+    shape({
+      id: validateCount,
+      name: validateString,
+      computeCapability: validateString,
+      memory,
+      pageableMemoryAccess: validateBoolean,
+      memoryPools: validateBoolean,
+    }),
+  ),
+  hostMemory: nullable(memory),
+  currentDevice: integerIn(0),
+  resourceStack: validateStrings,
+});
+
 const yesNo = (value: boolean) => (value ? 'yes' : 'no');
 
 /** The lines `rmmjs info` prints for `info` (without `--json`). */
 export function formatInfo(info: MachineInfo): string[] {
+  info = validateInfo(info, 'info');
   const { versions } = info;
   const lines = [`rmmjs ${versions.cli} (@rmmjs/core ${versions.core}, Node.js ${versions.node})`];
   if (info.mode === 'host') {
     lines.push(`mode: host (${info.hostModeReason?.replace(/\.$/, '')}); device memory is host memory`);
-    const { free, total } = info.hostMemory!;
+    if (info.hostMemory === null) throw invalidArgValue('info.hostMemory', 'must be an object in host mode');
+    const { free, total } = info.hostMemory;
     lines.push(`host memory: ${formatBytes(free)} free of ${formatBytes(total)}`);
   } else {
+    if (info.driverVersion === null) throw invalidArgValue('info.driverVersion', 'must be a number in CUDA mode');
     const count = info.devices.length;
     lines.push(
-      `mode: CUDA ${formatDriverVersion(info.driverVersion!)} driver (${info.driverLibrary}), ${count} device${count === 1 ? '' : 's'}`,
+      `mode: CUDA ${formatDriverVersion(info.driverVersion)} driver (${info.driverLibrary}), ${count} device${count === 1 ? '' : 's'}`,
     );
     for (const device of info.devices) {
       lines.push(

@@ -6,6 +6,7 @@ import { readLog } from '../log/read-log.js';
 import { progressBar } from '../progress.js';
 import { replayLog, type ReplayReport } from '../replay/replay.js';
 import { isReplayResource, REPLAY_RESOURCES, type ReplayResourceName } from '../replay/resources.js';
+import { arrayOf, nullable, oneOf, shape, validateCount, validateFinite, validateString } from '../validate.js';
 
 /** `--resources pool,arena` as resource names; a name that is not one is a UsageError. */
 export function parseResources(text: string): ReplayResourceName[] {
@@ -30,6 +31,36 @@ export function parseSize(text: string): number {
   return bytes;
 }
 
+const validateReport = shape({
+  log: shape({
+    source: validateString,
+    events: validateCount,
+    allocations: validateCount,
+    frees: validateCount,
+    loggedFailures: validateCount,
+    threads: validateCount,
+    streams: validateCount,
+    peakBytes: validateCount,
+    largestAllocation: validateCount,
+    leaked: shape({ count: validateCount, bytes: validateCount }),
+  }),
+  size: nullable(validateCount),
+  results: arrayOf(
+    shape({
+      resource: oneOf(REPLAY_RESOURCES),
+      className: nullable(validateString),
+      skipped: nullable(validateString),
+      error: nullable(validateString),
+      timeMs: nullable(validateFinite),
+      allocatorMs: nullable(validateFinite),
+      peakRequestedBytes: nullable(validateCount),
+      peakHeldBytes: nullable(validateCount),
+      fragmentation: nullable(validateFinite),
+      failures: validateCount,
+    }),
+  ),
+});
+
 const plural = (count: number, word: string) => `${formatCount(count)} ${word}${count === 1 ? '' : 's'}`;
 
 /**
@@ -37,6 +68,7 @@ const plural = (count: number, word: string) => `${formatCount(count)} ${word}${
  * allocators that ran, a line for each one skipped or stopped, and what the columns mean.
  */
 export function formatReplay(report: ReplayReport): string[] {
+  report = validateReport(report, 'report');
   const { log } = report;
   const lines = [
     `log ${log.source}: ${plural(log.events, 'row')}, ${plural(log.allocations, 'allocation')}, ${plural(log.frees, 'free')}, ` +

@@ -5,6 +5,7 @@
 import { GrowableArray } from './growable-array.js';
 import { Action, LOG_COLUMNS, type AllocationLog } from './allocation-log.js';
 import { LogFormatError } from './log-format-error.js';
+import { validateBoolean, validateString } from '../validate.js';
 
 const ACTIONS: Record<string, number> = {
   allocate: Action.allocate,
@@ -58,7 +59,7 @@ export class LogParser {
   #lastTime = 0;
 
   constructor(source: string) {
-    this.source = source;
+    this.source = validateString(source, 'source');
   }
 
   #fail(reason: string): never {
@@ -67,6 +68,8 @@ export class LogParser {
 
   /** The next line of the file (without its newline); `unterminated` for a last line with no newline. */
   line(text: string, unterminated = false): void {
+    validateString(text, 'text');
+    validateBoolean(unterminated, 'unterminated');
     this.#lineNumber++;
     if (text.endsWith('\r')) text = text.slice(0, -1);
     if (text.trim() === '') return;

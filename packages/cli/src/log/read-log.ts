@@ -2,9 +2,11 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { AllocationLog } from './allocation-log.js';
 import { LogParser } from './log-parser.js';
+import { validateOptionalFunction, validateOptions, validateString } from '../validate.js';
 
 /** Parses the text of a log. */
 export function parseLog(text: string, source = '<log>'): AllocationLog {
+  validateString(text, 'text');
   const parser = new LogParser(source);
   const lines = text.split('\n');
   const unterminated = lines.at(-1) !== '';
@@ -16,8 +18,13 @@ export function parseLog(text: string, source = '<log>'): AllocationLog {
 /** Reads and parses a log file, streaming; `onProgress(bytesRead, fileBytes)` as it goes. */
 export async function readLog(
   file: string,
-  { onProgress }: { onProgress?: (read: number, total: number) => void } = {},
+  options: { onProgress?: (read: number, total: number) => void } = {},
 ): Promise<AllocationLog> {
+  validateString(file, 'file');
+  const onProgress = validateOptionalFunction<(read: number, total: number) => void>(
+    validateOptions<typeof options>(options).onProgress,
+    'options.onProgress',
+  );
   const total = statSync(file).size;
   const parser = new LogParser(file);
   let rest = '';

@@ -1,5 +1,7 @@
 /** What `rmmjs plot` draws, computed from a log: memory in use over time and allocation sizes. */
 import { Action, type AllocationLog } from '../log/allocation-log.js';
+import { validateLog } from '../log/validate-log.js';
+import { arrayOf, shape, validateBoolean, validateCount, validateFinite } from '../validate.js';
 
 /** Above this many events the in-use series keeps, per time interval, its lowest and highest point. */
 export const MAX_POINTS = 4000;
@@ -95,6 +97,11 @@ function sizeClasses(log: AllocationLog): SizeClass[] {
 
 /** What `rmmjs plot` draws for `log`: memory in use over time and the allocation sizes. */
 export function plotData(log: AllocationLog): PlotData {
+  return plotDataOf(validateLog(log));
+}
+
+/** `plotData` of a log already checked. */
+export function plotDataOf(log: AllocationLog): PlotData {
   const series = inUseSeries(log);
   let durationUs = 0;
   for (let i = 0; i < log.events; i++) durationUs = Math.max(durationUs, log.time[i]);
@@ -107,3 +114,12 @@ export function plotData(log: AllocationLog): PlotData {
     durationUs,
   };
 }
+
+/** A `PlotData` argument (a copy). */
+export const validatePlotData = shape({
+  inUse: arrayOf(shape({ time: validateFinite, bytes: validateFinite })),
+  thinned: validateBoolean,
+  sizes: arrayOf(shape({ upTo: validateCount, count: validateCount, bytes: validateCount })),
+  peakBytes: validateCount,
+  durationUs: validateFinite,
+});

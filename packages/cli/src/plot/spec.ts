@@ -3,7 +3,8 @@ import { basename } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { formatBytes, formatCount } from '../format.js';
 import type { AllocationLog } from '../log/allocation-log.js';
-import { plotData, type PlotData } from './plot-data.js';
+import { validateLog } from '../log/validate-log.js';
+import { plotDataOf, validatePlotData, type PlotData } from './plot-data.js';
 
 const BYTE_UNITS: [string, number][] = [
   ['GiB', 2 ** 30],
@@ -27,7 +28,9 @@ function timeUnit(durationUs: number): [string, number] {
  * The Vega-Lite specification `rmmjs plot` renders for `log`: memory in use over time above a
  * histogram of allocation sizes, drawn from `data` (default `plotData(log)`).
  */
-export function plotSpec(log: AllocationLog, data: PlotData = plotData(log)): TopLevelSpec {
+export function plotSpec(log: AllocationLog, data?: PlotData): TopLevelSpec {
+  log = validateLog(log);
+  data = data === undefined ? plotDataOf(log) : validatePlotData(data, 'data');
   const [bytesName, bytesScale] = byteUnit(data.peakBytes);
   const [timeName, timeScale] = timeUnit(data.durationUs);
   const width = 760;

@@ -16,8 +16,32 @@ import {
 } from '@rmmjs/core';
 import { getLoggingLevel, LevelEnum, setLoggingLevel } from '@rmmjs/logging';
 import { Action, type AllocationLog } from '../log/allocation-log.js';
-import { abortReplay, CONTROL_LENGTH, PROGRESS, type ReplayWorkerData, type ReplayWorkerResult } from './protocol.js';
-import { buildReplayStack, DEFAULT_REPLAY_RESOURCES, unavailableReason, type ReplayResourceName } from './resources.js';
+import {
+  ABORT,
+  abortReplay,
+  CONTROL_LENGTH,
+  PROGRESS,
+  type ReplayWorkerData,
+  type ReplayWorkerResult,
+} from './protocol.js';
+import { validateLog } from '../log/validate-log.js';
+import {
+  arrayOf,
+  oneOf,
+  optional,
+  validateFunction,
+  validateOptionalFunction,
+  validateOptions,
+  validateResource,
+  validateSize,
+} from '../validate.js';
+import {
+  buildReplayStack,
+  DEFAULT_REPLAY_RESOURCES,
+  REPLAY_RESOURCES,
+  unavailableReason,
+  type ReplayResourceName,
+} from './resources.js';
 
 /** Options of `replayLog`. */
 export interface ReplayOptions {
@@ -94,6 +118,10 @@ export interface ReplayReport {
 
 /** The counts of a parsed log that `rmmjs replay` prints. */
 export function summarizeLog(log: AllocationLog): LogSummary {
+  return summarize(validateLog(log));
+}
+
+function summarize(log: AllocationLog): LogSummary {
   return {
     source: log.source,
     events: log.events,
@@ -110,14 +138,19 @@ export function summarizeLog(log: AllocationLog): LogSummary {
 
 /** Replays `log` against each resource, one after the other. */
 export async function replayLog(log: AllocationLog, options: ReplayOptions = {}): Promise<ReplayReport> {
-  const { size, onProgress } = options;
-  const names = options.resources ?? DEFAULT_REPLAY_RESOURCES;
+  log = validateLog(log);
+  const { resources, size, onProgress } = validateOptions<ReplayOptions>(options);
+  const names = optional(resourceNames)(resources, 'options.resources') ?? DEFAULT_REPLAY_RESOURCES;
+  const bound = size === undefined ? undefined : validateSize(size, 'options.size');
+  const progress = validateOptionalFunction<NonNullable<ReplayOptions['onProgress']>>(onProgress, 'options.onProgress');
   const results: ReplayResult[] = [];
   for (const name of names) {
-    results.push(await replayResource(log, name, size, (done, total) => onProgress?.(name, done, total)));
+    results.push(await replayResource(log, name, bound, (done, total) => progress?.(name, done, total)));
   }
-  return { log: summarizeLog(log), size: size ?? null, results };
+  return { log: summarize(log), size: bound ?? null, results };
 }
+
+const resourceNames = arrayOf(oneOf(REPLAY_RESOURCES));
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -153,7 +186,7 @@ async function replayResource(
   }
   try {
     result.className = stack.className;
-    const run = await replayOn(log, stack.top, onProgress);
+    const run = await replayChecked(log, stack.top, onProgress);
     result.timeMs = run.timeMs;
     result.allocatorMs = run.allocatorMs;
     result.failures = run.failures;
@@ -206,12 +239,23 @@ export async function replayOn(
   mr: DeviceMemoryResource,
   onProgress: (done: number, total: number) => void = () => {},
 ): Promise<ReplayOutcome> {
+  return replayChecked(
+    validateLog(log),
+    validateResource(mr, 'mr'),
+    validateFunction<typeof onProgress>(onProgress, 'onProgress'),
+  );
+}
+
+async function replayChecked(
+  log: AllocationLog,
+  mr: DeviceMemoryResource,
+  onProgress: (done: number, total: number) => void,
+): Promise<ReplayOutcome> {
   const control = sharedInt32(CONTROL_LENGTH);
   const turn = sharedInt32(log.threads.length).fill(-1);
   const pointers = new BigUint64Array(new SharedArrayBuffer(8 * Math.max(log.slots, 1)));
   const failed = new Uint8Array(new SharedArrayBuffer(Math.max(log.slots, 1)));
   const defaults = [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM];
-  // First: what is not a resource is refused before a stream is made (none is left to the collector).
   const previous = setCurrentDeviceResource(mr);
   // A stream of our own for each logged stream other than the default ones.
   const streams: Stream[] = [];
@@ -222,7 +266,17 @@ export async function replayOn(
     setCurrentDeviceResource(previous);
     throw error;
   }
-  const timer = setInterval(() => onProgress(Atomics.load(control, PROGRESS), log.events), 100);
+  // A callback that throws stops the replay; replayOn then throws its error (once it has cleaned up).
+  let thrownByCallback: { error: unknown } | undefined;
+  const timer = setInterval(() => {
+    try {
+      onProgress(Atomics.load(control, PROGRESS), log.events);
+    } catch (error) {
+      thrownByCallback = { error };
+      clearInterval(timer);
+      abortReplay(control, turn);
+    }
+  }, 100);
   let results: WorkerResults | undefined;
   let failure: unknown;
   try {
@@ -241,6 +295,7 @@ export async function replayOn(
       stream[Symbol.dispose]();
     }
   }
+  if (thrownByCallback !== undefined) throw thrownByCallback.error;
   if (results === undefined) throw failure;
   onProgress(done, log.events);
   return outcome(log, results, unfreed);
@@ -331,7 +386,7 @@ async function runWorkers(
   }
   await Promise.all(ready);
   const start = process.hrtime.bigint();
-  if (log.events > 0) {
+  if (log.events > 0 && Atomics.load(control, ABORT) === 0) {
     Atomics.store(turn, log.thread[0], 0);
     Atomics.notify(turn, log.thread[0]);
   }

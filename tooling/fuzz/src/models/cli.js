@@ -5,17 +5,15 @@
 // functions behind them (runDemo, replayLog, replayOn, renderSvg, runBench, threadOpsPerSecond),
 // on the harness's own root resource.
 //
-// The library does not check its arguments' types (a number for parseLog's text, a non-log for
-// summarizeLog, ... fail with V8's TypeError, not ERR_INVALID_ARG_TYPE): hostile arguments to
-// those functions are tried only with RMMJS_FUZZ_CLI_HOSTILE=1, which fails until they do.
+// Every exported function of the library is also called with a hostile value in one argument (the
+// others valid): it must refuse it with the error the API's rules name, before it does any work.
 import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { Call, FuzzFailure } from '../params.js';
+import { boolean, Call, func, FuzzFailure, integer, options, size, string } from '../params.js';
 import * as V from '../values.js';
 import { pick } from '../world.js';
 
 const pkg = '@rmmjs/cli';
-const hostileArguments = process.env.RMMJS_FUZZ_CLI_HOSTILE === '1';
 
 // ---- logs ----
 
@@ -261,8 +259,278 @@ const wrongCommandLines = [
   ['demo', 'now'],
 ];
 
+// ---- hostile arguments ----
+
+// The API's rules for the library's arguments (each marks the call as one that must fail).
+const optional = (rule) => (call, value) => value === undefined || rule(call, value);
+/** A record (a log, a report, an allocator, a workload): no hostile value is one. */
+const record = (call) => call.invalid('type');
+/** A specification: an object (one that Vega cannot draw, or JSON cannot write, is ERR_INVALID_ARG_VALUE). */
+const object = (call, value) => {
+  if (typeof value !== 'object' || value === null || isArray(value)) call.invalid('type');
+  else call.allow('value');
+};
+const resource = (call, value) => {
+  if (call.world.resourceEntry(value) === undefined) call.invalid('type');
+};
+const names = (allowed) => (call, value) => {
+  if (!isArray(value) || !value.every((name) => typeof name === 'string')) call.invalid('type');
+  else if (!value.every((name) => allowed.includes(name))) call.invalid('value');
+};
+const strings = (call, value) => {
+  if (!isArray(value) || !value.every((name) => typeof name === 'string')) call.invalid('type');
+};
+const between = (min, max) => (call, value) => integer(call, value, min, max);
+const seconds = (call, value) => {
+  if (typeof value !== 'number') call.invalid('type');
+  else if (!(value > 0 && value <= 3600)) call.invalid('range');
+};
+const seed = between(-(2 ** 31), 2 ** 32 - 1);
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+function isArray(value) {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false; // a revoked Proxy: the call gets the same TypeError
+  }
+}
+
+/**
+ * Each exported function: its valid arguments (`valid()`), per argument (an index, or [index,
+ * option]) the rule that says which values it refuses, and whether a call that is not refused is
+ * `heavy` (a demo, a benchmark, replays against each allocator).
+ */
+function argumentSpecs(world) {
+  const { cli } = world.P;
+  const log = smallLog(world);
+  const allocator = { allocate: () => 256n, deallocate: () => {} };
+  const sink = { write: () => true };
+  const nothing = () => {};
+  return [
+    {
+      name: 'main',
+      heavy: true,
+      valid: () => [['--help'], { stdout: sink, stderr: sink }],
+      slots: [
+        [0, strings],
+        [1, optional(record)],
+      ],
+    },
+    { name: 'formatInfo', valid: () => [cli.collectInfo()], slots: [[0, record]] },
+    { name: 'runDemo', heavy: true, valid: () => [nothing], slots: [[0, optional(func)]] },
+    {
+      name: 'LogParser.new',
+      call: (source) => new cli.LogParser(source),
+      valid: () => ['x.csv'],
+      slots: [[0, string]],
+    },
+    {
+      name: 'LogParser#line',
+      call: (text, unterminated) => new cli.LogParser('x.csv').line(text, unterminated),
+      valid: () => [LOG_COLUMNS_LINE, false],
+      slots: [
+        [0, string],
+        [1, optional(boolean)],
+      ],
+    },
+    {
+      name: 'parseLog',
+      valid: () => ['', 'x.csv'],
+      slots: [
+        [0, string],
+        [1, optional(string)],
+      ],
+    },
+    {
+      name: 'readLog',
+      valid: () => [smallLogFile(), {}],
+      slots: [
+        [0, string],
+        [1, optional(options)],
+        [[1, 'onProgress'], optional(func)],
+      ],
+    },
+    { name: 'summarizeLog', valid: () => [log], slots: [[0, record]] },
+    { name: 'plotData', valid: () => [log], slots: [[0, record]] },
+    {
+      name: 'plotSpec',
+      valid: () => [log, undefined],
+      slots: [
+        [0, record],
+        [1, optional(record)],
+      ],
+    },
+    {
+      name: 'replayLog',
+      heavy: true,
+      valid: () => [log, {}],
+      slots: [
+        [0, record],
+        [1, optional(options)],
+        [[1, 'resources'], optional(names(world.P.cli.REPLAY_RESOURCES))],
+        [[1, 'size'], optional(size)],
+        [[1, 'onProgress'], optional(func)],
+      ],
+    },
+    {
+      name: 'replayOn',
+      valid: () => [log, world.root, nothing],
+      slots: [
+        [0, record],
+        [1, resource],
+        [2, optional(func)],
+      ],
+    },
+    { name: 'formatReplay', valid: () => [{}], slots: [[0, record]] },
+    { name: 'renderSvg', valid: () => [{}], slots: [[0, object]] },
+    {
+      name: 'renderHtml',
+      valid: () => [{}, 'title'],
+      slots: [
+        [0, object],
+        [1, string],
+      ],
+    },
+    {
+      name: 'runBench',
+      heavy: true,
+      valid: () => [{}],
+      slots: [
+        [0, optional(options)],
+        [[0, 'resources'], optional(names(world.P.cli.BENCH_RESOURCES))],
+        [[0, 'quick'], optional(boolean)],
+        [[0, 'onRow'], optional(func)],
+        [[0, 'onStep'], optional(func)],
+      ],
+    },
+    {
+      name: 'benchCopies',
+      heavy: true,
+      valid: () => [nothing, true, false],
+      slots: [
+        [0, func],
+        [1, boolean],
+        [2, boolean],
+      ],
+    },
+    {
+      name: 'median',
+      valid: () => [() => 1, 3],
+      slots: [
+        [0, func],
+        [1, optional(between(1, 2 ** 31 - 1))],
+      ],
+    },
+    {
+      name: 'pairNs',
+      valid: () => [allocator, 256, 1],
+      slots: [
+        [0, record],
+        [1, size],
+        [2, between(1, SAFE)],
+      ],
+    },
+    { name: 'random', valid: () => [1], slots: [[0, seed]] },
+    {
+      name: 'randomWorkload',
+      valid: () => [{ steps: 10 }],
+      slots: [
+        [0, optional(options)],
+        [[0, 'steps'], optional(between(0, 2 ** 31 - 1))],
+        [[0, 'minSize'], optional(between(1, SAFE))],
+        [[0, 'maxLive'], optional(between(1, SAFE))],
+        [[0, 'seed'], optional(seed)],
+      ],
+    },
+    {
+      name: 'runRandomWorkload',
+      valid: () => [allocator, cli.randomWorkload({ steps: 10 })],
+      slots: [
+        [0, record],
+        [1, record],
+      ],
+    },
+    {
+      name: 'threadOpsPerSecond',
+      heavy: true,
+      valid: () => [world.root, 1, {}],
+      slots: [
+        [0, resource],
+        [1, between(1, 256)],
+        [2, optional(options)],
+        [[2, 'nbytes'], optional(size)],
+        [[2, 'seconds'], optional(seconds)],
+      ],
+    },
+  ];
+}
+
+/** A small valid log file in the run's directory (the fuzzer's working directory). */
+function smallLogFile() {
+  const file = 'hostile-arguments.csv';
+  writeFileSync(file, [LOG_COLUMNS_LINE, '1,00:00:00.000001,allocate,0x100,256,0x0', ''].join('\n'));
+  return file;
+}
+
+const LOG_COLUMNS_LINE = ['Thread', 'Time', 'Action', 'Pointer', 'Size', 'Stream'].join(',');
+
 export default function cliModels() {
   return [
+    {
+      name: 'cli hostile arguments',
+      covers: [
+        'main',
+        'formatInfo',
+        'runDemo',
+        'LogParser.new',
+        'LogParser#line',
+        'parseLog',
+        'readLog',
+        'summarizeLog',
+        'plotData',
+        'plotSpec',
+        'replayLog',
+        'replayOn',
+        'formatReplay',
+        'renderSvg',
+        'renderHtml',
+        'runBench',
+        'benchCopies',
+        'median',
+        'pairNs',
+        'random',
+        'randomWorkload',
+        'runRandomWorkload',
+        'threadOpsPerSecond',
+      ].map((key) => `${pkg}:${key}`),
+      args: fc.tuple(fc.nat(), fc.nat(), V.hostile),
+      async run(world, [f, a, h]) {
+        const specs = argumentSpecs(world);
+        const spec = specs[f % specs.length];
+        const [slot, rule] = spec.slots[a % spec.slots.length];
+        const [index, option] = Array.isArray(slot) ? slot : [slot, undefined];
+        const call = new Call(
+          world,
+          `${spec.name} with a hostile ${option === undefined ? `argument ${index}` : `option ${option}`}`,
+        );
+        const value = call.value(h);
+        rule(call, value);
+        // Valid values are the other models' (some of these functions run for seconds). A value
+        // that throws when read or called must come through as it is, or be refused: tried where
+        // the work is light (replayOn replays a small log with a progress callback that throws).
+        const throws = call.flags.throws || call.flags.revoked;
+        if (call.required.size === 0 && (!throws || spec.heavy)) return;
+        const args = spec.valid();
+        if (option === undefined) args[index] = value;
+        else args[index] = { ...args[index], [option]: value };
+        const fn = spec.call ?? world.P.cli[spec.name];
+        const previous = world.P.core.getCurrentDeviceResource();
+        await call.runAsync(() => fn(...args));
+        if (world.P.core.getCurrentDeviceResource() !== previous)
+          throw new FuzzFailure(`${spec.name}: the current resource changed in a refused call`);
+      },
+    },
     {
       name: 'cli constants and errors',
       covers: [
@@ -366,7 +634,8 @@ export default function cliModels() {
       args: fc.tuple(fc.nat(), V.mixedString, V.hostile),
       run(world, [i, t, h]) {
         const { cli } = world.P;
-        if (hostileArguments) {
+        {
+          // No hostile value is a log.
           const call = new Call(world, 'summarizeLog');
           const value = call.value(h);
           call.invalid('type');
@@ -393,7 +662,6 @@ export default function cliModels() {
         if (typeof spec !== 'object' || typeof spec.$schema !== 'string')
           throw new FuzzFailure('plotSpec: not a Vega-Lite spec');
         const title = call.value(t);
-        if (typeof title !== 'string' && !hostileArguments) return;
         const page = new Call(world, 'renderHtml');
         if (typeof title !== 'string') page.invalid('type');
         const html = page.run(() => cli.renderHtml(spec, title));
@@ -434,12 +702,12 @@ export default function cliModels() {
           if (formatBytes(bytes) !== text) throw new FuzzFailure(`formatBytes(${bytes}) is ${formatBytes(bytes)}`);
         if (!/^\d+(\.\d)? (B|KiB|MiB|GiB)$/.test(formatBytes(n)))
           throw new FuzzFailure(`formatBytes(${n}) is ${formatBytes(n)}`);
-        if (hostileArguments) {
-          const call = new Call(world, 'formatBytes');
-          const value = call.value(h);
-          if (typeof value !== 'number') call.invalid('type');
-          call.run(() => formatBytes(value));
-        }
+        const call = new Call(world, 'formatBytes');
+        const value = call.value(h);
+        size(call, value);
+        const result = call.run(() => formatBytes(value));
+        if (result.ok && !/^\d+(\.\d)? (B|KiB|MiB|GiB|TiB|PiB)$/.test(result.value))
+          throw new FuzzFailure(`formatBytes(${value}) is ${result.value}`);
       },
     },
     {
@@ -468,7 +736,7 @@ export default function cliModels() {
         minSize: fc.integer({ min: 1, max: 100 }),
         span: fc.nat(5000),
         maxLive: fc.integer({ min: 1, max: 20 }),
-        iterations: fc.nat(50),
+        iterations: fc.integer({ min: 1, max: 50 }),
         rounds: fc.integer({ min: 1, max: 7 }),
       }),
       run(world, { seed, steps, minSize, span, maxLive, iterations, rounds }) {

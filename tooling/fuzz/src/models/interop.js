@@ -569,6 +569,7 @@ export default function interopModels() {
               .then((result) => {
                 if (!result.ok) return;
                 if (!(result.value instanceof interop.IpcPool)) throw new FuzzFailure('receiveIpcPool: not an IpcPool');
+                (world.ipcPools ??= []).push(result.value);
                 world.addCleanup('an IpcPool', () => result.value.close());
               }),
           );
@@ -580,13 +581,17 @@ export default function interopModels() {
       covers: [`${pkg}:IpcPool.new`, `${pkg}:IpcPool#close`, `${pkg}:IpcPool#[Symbol.dispose]`],
       args: fc.tuple(V.mixedString, V.device, V.mixedString, fc.boolean()),
       run(world, [i, d, u, dispose]) {
-        // Made by receiveIpcPool; one made directly holds no pool: closing it closes nothing.
+        // Made by receiveIpcPool only: direct construction is refused, whatever it is given.
         const call = new Call(world, 'IpcPool');
         const [id, device, uuid] = [call.value(i), call.value(d), call.value(u)];
-        const pool = call.run(() => new world.P.interop.IpcPool(id, device, uuid));
-        if (!pool.ok) return;
-        call.run(() => (dispose ? pool.value[Symbol.dispose]() : pool.value.close()));
-        call.run(() => pool.value.close()); // again: nothing
+        call.invalid('type');
+        call.run(() => new world.P.interop.IpcPool(id, device, uuid));
+        // close() and dispose of one receiveIpcPool made, here (the other model's run closes them at its end).
+        const received = world.ipcPools?.at(-1);
+        if (received === undefined) return;
+        const closing = new Call(world, 'IpcPool#close');
+        closing.run(() => (dispose ? received[Symbol.dispose]() : received.close()));
+        closing.run(() => received.close()); // again: nothing
       },
     },
   ];
