@@ -138,10 +138,7 @@ extern "C" rmmjs_CUresult cuEventRecord(rmmjs_CUevent event, rmmjs_CUstream stre
   Entry call(Symbol::cuEventRecord);
   if (call.status() != kSuccess) return call.status();
   if (int result = call.state().CheckEvent(event)) return result;
-  if (int result = call.state().CheckStream(stream)) return result;
-  // As the driver: the event and the stream must belong to the same context.
-  int stream_device = reinterpret_cast<uintptr_t>(stream) <= 2 ? CurrentDevice() : stream->device;
-  return event->device == stream_device ? kSuccess : kInvalidHandle;
+  return call.state().CheckStream(stream);
 }
 
 extern "C" rmmjs_CUresult cuEventSynchronize(rmmjs_CUevent event) {
