@@ -161,7 +161,7 @@ export class Call {
   }
 }
 
-// ---- The public API's rules for each kind of argument (API.md's error table) ----
+// ---- The public API's rules for each kind of argument (the error table of docs/rmm-python-to-rmmjs.md) ----
 
 /** A byte count: a non-negative safe integer; any other number is out of range, anything else the wrong type. */
 export function size(call, value) {
