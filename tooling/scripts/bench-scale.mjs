@@ -88,14 +88,22 @@ export function benchScale({ record, quick, gpu, base }) {
     if (most === undefined) return;
   }
   const bytes = bytesOf(set, counts.at(-1));
-  const churn = randomWorkload({ steps: quick ? 20_000 : 200_000, maxSize: 64 * KiB, maxLive: 1000, seed: 7 });
+  // The churn on top: a cost per op, so a shorter one where each op costs more (at 1,000,000 live
+  // an op costs ~30 us on the H200, and 200,000 steps x 4 rounds x 2 paths would take minutes).
+  const churnSteps = (count) => (quick ? 20_000 : count >= 1_000_000 ? 20_000 : count >= 100_000 ? 50_000 : 200_000);
+  const churns = new Map(
+    counts.map((count) => [
+      count,
+      randomWorkload({ steps: churnSteps(count), maxSize: 64 * KiB, maxLive: 1000, seed: 7 }),
+    ]),
+  );
   const resources = [
     ['PoolMemoryResource', () => new PoolMemoryResource(base, { initialPoolSize: poolSize(bytes) })],
     ['ArenaMemoryResource', () => new ArenaMemoryResource(base, { arenaSize: arenaSize(bytes) })],
   ];
   for (const [name, make] of resources) {
     try {
-      measure(name, make(), set, counts, churn, record);
+      measure(name, make(), set, counts, churns, record);
     } catch (error) {
       // Out of memory, say: the other resource and the rest of the bench still run.
       console.log(`scale: ${name} stopped: ${error.message}`);
@@ -104,9 +112,10 @@ export function benchScale({ record, quick, gpu, base }) {
 }
 
 // The rows of one resource for each count; frees what it holds and disposes of mr, also on failure.
-function measure(name, mr, set, counts, churn, record) {
+function measure(name, mr, set, counts, churns, record) {
   try {
     for (const count of counts) {
+      const churn = churns.get(count);
       const live = hold(mr, set, count);
       try {
         record(
