@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { printSummary, summarize } from './summarize.mjs';
+import { onlyPackages, printSummary, summarize } from './summarize.mjs';
 import { root, testedPackages } from './workspace.mjs';
 
 const filter = process.argv[2]?.split(',');
@@ -100,10 +100,7 @@ for (const r of rows) {
   for (const [call, count] of r.api) console.log(`    api error ${call} x${count}`);
   for (const example of r.examples) console.log(example.replace(/^/gm, '    '));
 }
-const summary = summarize(['gpu'], RESULTS);
-const kept = summary.rows.filter((r) => selected(r.package));
-const totals = { passed: 0, failed: 0, skipped: 0 };
-for (const r of kept) for (const key of Object.keys(totals)) totals[key] += r[key];
-printSummary({ rows: kept, totals });
-const bad = rows.some((r) => r.memory > 0 || r.leaks > 0 || r.timedOut) || totals.failed > 0;
+const summary = onlyPackages(summarize(['gpu'], RESULTS), selected);
+printSummary(summary);
+const bad = rows.some((r) => r.memory > 0 || r.leaks > 0 || r.timedOut) || summary.totals.failed > 0;
 process.exit(bad ? 1 : 0);

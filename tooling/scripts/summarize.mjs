@@ -36,6 +36,14 @@ export function summarize(backends, resultsDir = '.test-results') {
   return { rows, totals };
 }
 
+/** The rows of the packages `selected(name)` accepts, and their totals. */
+export function onlyPackages({ rows }, selected) {
+  const kept = rows.filter((r) => selected(r.package));
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  for (const r of kept) for (const key of Object.keys(totals)) totals[key] += r[key];
+  return { rows: kept, totals };
+}
+
 export function printSummary({ rows, totals }) {
   const width = Math.max(7, ...rows.map((r) => r.package.length));
   console.log(`\n${'package'.padEnd(width)}  backend  passed  failed  skipped`);

@@ -4,7 +4,7 @@
 // whose name contains one of the names; all by default).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { printSummary, summarize } from './summarize.mjs';
+import { onlyPackages, printSummary, summarize } from './summarize.mjs';
 import { root, testedPackages } from './workspace.mjs';
 
 const filter = process.argv[2]?.split(',');
@@ -19,13 +19,6 @@ for (const pkg of testedPackages()) {
     env: { ...process.env, RMMJS_TEST_BACKENDS: 'gpu' },
   });
 }
-const summary = only(summarize(['gpu']));
+const summary = onlyPackages(summarize(['gpu']), selected);
 printSummary(summary);
 process.exit(summary.totals.failed > 0 ? 1 : 0);
-
-function only({ rows }) {
-  const kept = rows.filter((r) => selected(r.package));
-  const totals = { passed: 0, failed: 0, skipped: 0 };
-  for (const r of kept) for (const key of Object.keys(totals)) totals[key] += r[key];
-  return { rows: kept, totals };
-}
