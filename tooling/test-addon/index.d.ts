@@ -89,3 +89,6 @@ export interface AllocatorHookConsumer {
   ): number;
 }
 export const allocatorHookConsumer: AllocatorHookConsumer;
+
+/** The slots a lookup reads in core's ShardedPointerTable holding exactly `pointers`: mean and most. */
+export function pointerTableProbes(pointers: BigUint64Array): { mean: number; longest: number };

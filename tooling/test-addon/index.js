@@ -51,3 +51,7 @@ export const initAddon = addon.init;
 export const allocatorHookConsumer = createRequire(import.meta.url)(
   './build/test-addons/rmmjs_allocator_hook_consumer/build/Release/rmmjs_allocator_hook_consumer.node',
 );
+
+export function pointerTableProbes(pointers) {
+  return addon.pointerTableProbes(pointers);
+}

@@ -9,4 +9,5 @@ RMMJS_ADDON(rmmjs_test_addon, {"driverPairNs", test_addon::DriverPairNs},
             {"abiThreadsOpsPerSecond", test_addon::AbiThreadsOpsPerSecond}, {"abiRandomNs", test_addon::AbiRandomNs},
             {"nativeThreadsWorkload", test_addon::NativeThreadsWorkload},
             {"allocateOnNativeThread", test_addon::AllocateOnNativeThread},
-            {"allocateOnThreadPool", test_addon::AllocateOnThreadPool}, {"forgeCoreApi", test_addon::ForgeCoreApi})
+            {"allocateOnThreadPool", test_addon::AllocateOnThreadPool}, {"forgeCoreApi", test_addon::ForgeCoreApi},
+            {"pointerTableProbes", test_addon::PointerTableProbes})

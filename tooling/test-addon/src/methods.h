@@ -21,6 +21,9 @@ Napi::Value NativeThreadsWorkload(const Napi::CallbackInfo& info);
 Napi::Value AllocateOnNativeThread(const Napi::CallbackInfo& info);
 Napi::Value AllocateOnThreadPool(const Napi::CallbackInfo& info);
 
+// pointer_table_probe.cc: how far lookups probe in core's ShardedPointerTable.
+Napi::Value PointerTableProbes(const Napi::CallbackInfo& info);
+
 // forged_core_api.cc: copies of core's API table with another version, for the ABI checks.
 Napi::Value ForgeCoreApi(const Napi::CallbackInfo& info);
 

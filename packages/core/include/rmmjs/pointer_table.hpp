@@ -64,6 +64,17 @@ class PointerTable {
 
   std::size_t size() const { return count_; }
 
+  // How many slots a lookup of ptr reads before it finds ptr (1 in its home slot), or 0 when
+  // ptr is not in the table: for tests of the hash's spread.
+  std::size_t ProbeLength(std::uintptr_t ptr) const {
+    if (count_ == 0 || ptr == 0) return 0;
+    std::size_t length = 1;
+    for (std::size_t i = Home(ptr); slots_[i].ptr != ptr; i = Next(i), length++) {
+      if (slots_[i].ptr == 0) return 0;
+    }
+    return length;
+  }
+
   template <class Visit>
   void ForEach(Visit&& visit) const {
     for (const Slot& slot : slots_) {
@@ -126,6 +137,12 @@ class ShardedPointerTable {
     return total;
   }
 
+  std::size_t ProbeLength(const void* ptr) const {
+    const Shard& shard = ShardOf(ptr);
+    std::lock_guard<SpinLock> guard(shard.lock);
+    return shard.table.ProbeLength(Key(ptr));
+  }
+
   // Calls visit(ptr, value) for every entry with all shards locked (in order): one consistent
   // snapshot. visit must not use the table, and should be short: it blocks every other user.
   template <class Visit>
@@ -144,13 +161,22 @@ class ShardedPointerTable {
   };
 
   static std::uintptr_t Key(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr); }
-  // A multiplicative hash picks the shard: the low bits above the 256-byte alignment would put
-  // blocks of one size carved from one region (1 MiB apart, say) all in one shard, and threads
-  // that each reuse their own block would then contend for its lock anyway.
-  Shard& ShardOf(const void* ptr) {
-    return shards_[static_cast<std::size_t>((static_cast<std::uint64_t>(Key(ptr)) * 0x9E3779B97F4A7C15ull) >>
-                                            (64 - kShardBits))];
+  // A mixed hash picks the shard: the low bits above the 256-byte alignment would put blocks of
+  // one size carved from one region (1 MiB apart, say) all in one shard, and threads that each
+  // reuse their own block would then contend for its lock anyway. It must not be the top bits of
+  // the product PointerTable hashes with: every key of a shard would then share the top bits of
+  // its home slot, and only 1/kShards of the slots would be homes (long probe runs).
+  static std::size_t ShardIndex(std::uintptr_t key) {
+    std::uint64_t h = key;  // MurmurHash3's finalizer
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return static_cast<std::size_t>(h & (kShards - 1));
   }
+  Shard& ShardOf(const void* ptr) { return shards_[ShardIndex(Key(ptr))]; }
+  const Shard& ShardOf(const void* ptr) const { return shards_[ShardIndex(Key(ptr))]; }
 
   std::array<Shard, kShards> shards_;
 };
