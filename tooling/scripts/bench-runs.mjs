@@ -36,16 +36,19 @@ function summarize(results) {
 /**
  * Runs `script` (bench.mjs) `runs` times with `args` (without --runs and --json), prints the
  * summary and writes it to `jsonPath` when given. `targetsOf(value, peer)` lists the targets as
- * bench.mjs does. Returns false when a run failed (the runs that finished are summarized).
+ * bench.mjs does. Returns false when a run failed (the runs that finished are summarized). With
+ * `jsonPath`, each run's own table is kept next to it (`<name>.run-N.json`) as soon as the run
+ * ends, so that the runs that finished survive a run that is killed (`--from-runs` sums them).
  */
 export function repeatRuns({ script, args, runs, targetsOf, jsonPath }) {
-  const dir = mkdtempSync(join(tmpdir(), 'rmmjs-bench-runs-'));
+  const dir = jsonPath ? undefined : mkdtempSync(join(tmpdir(), 'rmmjs-bench-runs-'));
+  const runFile = (run) => (dir ? join(dir, `run-${run}.json`) : `${jsonPath.replace(/\.json$/, '')}.run-${run}.json`);
   const results = [];
   let ok = true;
   try {
     for (let run = 1; run <= runs; run++) {
       console.log(`\n=== run ${run} of ${runs} ===`);
-      const file = join(dir, `run-${run}.json`);
+      const file = runFile(run);
       const child = spawnSync(process.execPath, [script, ...args, '--json', file], { stdio: 'inherit' });
       if (child.status !== 0) {
         console.log(`run ${run} failed (${child.error?.message ?? `exit ${child.status ?? child.signal}`})`);
@@ -55,8 +58,17 @@ export function repeatRuns({ script, args, runs, targetsOf, jsonPath }) {
       results.push(JSON.parse(readFileSync(file, 'utf8')));
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
+  return summarizeRuns({ results, targetsOf, jsonPath }) && ok;
+}
+
+/** `bench.mjs --from-runs FILE...`: the summary of runs already made (each file one run's --json). */
+export function summarizeRunFiles({ files, targetsOf, jsonPath }) {
+  return summarizeRuns({ results: files.map((file) => JSON.parse(readFileSync(file, 'utf8'))), targetsOf, jsonPath });
+}
+
+function summarizeRuns({ results, targetsOf, jsonPath }) {
   if (results.length === 0) return false;
 
   const rows = summarize(results);
@@ -92,5 +104,5 @@ export function repeatRuns({ script, args, runs, targetsOf, jsonPath }) {
       JSON.stringify({ gpu, device, quick, runs: results.length, seconds, rows, targets }, null, 2),
     );
   }
-  return ok;
+  return true;
 }
