@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as core from '@rmmjs/core';
 import { abiPairNs, abiRandomNs, driverPairNs, driverPoolPairNs } from '@rmmjs/test-addon';
-import { median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
+import { alternatingMedians, median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
 import { benchPeers } from './bench-peers.mjs';
 import { benchSuballocators, suballocatorCounts } from './bench-suballocators.mjs';
 import { benchCopies } from '@rmmjs/cli';
@@ -71,21 +71,6 @@ const resources = copiesOnly
       ]
     : [['SystemMemoryResource', () => new core.SystemMemoryResource(), 200_000, 100_000]];
 
-// A JS pair against the same driver calls in a C++ loop: measured in alternation, so that the
-// driver's own drift (it moves by tens of percent between runs here) hits both alike.
-function alternating(js, driver, rounds = 9) {
-  js();
-  driver();
-  const a = [];
-  const b = [];
-  for (let i = 0; i < rounds; i++) {
-    a.push(js());
-    b.push(driver());
-  }
-  const middle = (values) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)];
-  return [middle(a), middle(b)];
-}
-
 for (const [name, make, pairIterations, steps] of resources) {
   const mr = make();
   const n = quick ? Math.ceil(pairIterations / 10) : pairIterations;
@@ -93,7 +78,7 @@ for (const [name, make, pairIterations, steps] of resources) {
   if (name === 'CudaMemoryResource') driverLoop = () => driverPairNs(MiB, n);
   if (name === 'CudaAsyncMemoryResource') driverLoop = () => driverPoolPairNs(mr.poolHandle(), MiB, n);
   const [js, driver] = driverLoop
-    ? alternating(() => pairNs(mr, MiB, n), driverLoop)
+    ? alternatingMedians(() => pairNs(mr, MiB, n), driverLoop, 9)
     : [median(() => pairNs(mr, MiB, n)), undefined];
   const native = median(() => abiPairNs(mr, MiB, n));
   record(name, 'pair 1 MiB from JS', js, 'ns');
