@@ -62,7 +62,8 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
  private:
   static StreamKey ArenaKey(const StreamKey& stream_key);
   rmmjs_status AllocateOnce(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out);
-  rmmjs_status AllocateLarge(std::size_t size, rmmjs_stream stream, char** out);
+  rmmjs_status AllocateLarge(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out);
+  rmmjs_status MeetStream(const StreamKey& key, rmmjs_stream stream);
   Arena* ArenaFor(const StreamKey& key, bool create);
   Arena* FindOrCreateArena(const StreamKey& key, bool create);
   std::vector<std::shared_ptr<Arena>> AllArenas();

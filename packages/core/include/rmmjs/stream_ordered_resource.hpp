@@ -246,9 +246,10 @@ class StreamOrderedResource {
       }
     }
     Lock lock = LockLists();
-    StreamState& own = StateOf(key, stream);
-    uintptr_t ptr = blocks_.Take(own.free, size);
-    if (ptr == 0) RMMJS_TRY(AllocateElsewhere(lock, own, stream, size, &ptr));
+    StreamState* own = nullptr;
+    RMMJS_TRY(MeetStream(lock, key, stream, &own));
+    uintptr_t ptr = blocks_.Take(own->free, size);
+    if (ptr == 0) RMMJS_TRY(AllocateElsewhere(lock, *own, stream, size, &ptr));
     *out = reinterpret_cast<void*>(ptr);
     return RMMJS_OK;
   } catch (const std::bad_alloc&) {
@@ -283,7 +284,9 @@ class StreamOrderedResource {
       }
     }
     Lock lock = LockLists();
-    StreamState& own = StateOf(key, stream);
+    StreamState* met = nullptr;
+    RMMJS_TRY(MeetStream(lock, key, stream, &met));
+    StreamState& own = *met;
     if (stream_ordered_ && !own.lazy) {
       // Recorded while the stream surely exists, and before the block is on the list, so that
       // whoever takes it waits on a record made after this free (outside the lock: a driver call).
@@ -377,6 +380,22 @@ class StreamOrderedResource {
         }
       }
     }
+  }
+
+  // Under the lock: the state of `stream` for an allocation or a free on it. The first time the
+  // resource meets a created stream, the stream must belong to the device's primary context (an
+  // event of that context records on no other stream): checked once, without the lock, before the
+  // state exists, so that a refused stream changes nothing and a known one costs nothing.
+  rmmjs_status MeetStream(Lock& lock, const StreamKey& key, rmmjs_stream stream, StreamState** out) {
+    if (stream_ordered_ && key.kind == StreamKind::kCreated && !(last_state_ != nullptr && key == last_key_) &&
+        by_key_.find(key) == by_key_.end()) {
+      lock.unlock();
+      const rmmjs_status status = CoreApi()->stream_check_device(stream, device_);
+      lock.lock();
+      RMMJS_TRY(status);
+    }
+    *out = &StateOf(key, stream);
+    return RMMJS_OK;
   }
 
   // The state of the stream with this key, created on first use (may throw std::bad_alloc).
