@@ -158,3 +158,12 @@ export function describeStreamOfAnotherDevice(
   make: (upstream: DeviceMemoryResource) => DeviceMemoryResource,
   options?: { sizes?: number[] },
 ): void;
+/**
+ * Driver calls (symbol -> count, only those made; fake driver) of a random workload through the C
+ * ABI on the legacy default stream, run again after a first run warmed `mr` up. Needs
+ * `@rmmjs/test-addon` in the package's devDependencies.
+ */
+export function steadyStateDriverCalls(
+  mr: DeviceMemoryResource,
+  options?: { operations?: number; maxSize?: number; maxLive?: number },
+): Promise<Record<string, number>>;

@@ -16,5 +16,5 @@ export {
   restoreCurrentDeviceResourceAfterEach,
   upstreams,
 } from './resources.js';
-export { describeStreamOfAnotherDevice } from './streams.js';
+export { describeStreamOfAnotherDevice, steadyStateDriverCalls } from './streams.js';
 export { conformanceCases, conformanceSeed, describeConformance } from './conformance.js';

@@ -5,7 +5,7 @@
 // one (the cases are skipped there, saying so).
 import { describe, expect, it } from 'vitest';
 import { fakeCuda } from '@rmmjs/fake-cuda';
-import { onFake, thrown, withCuda } from './basics.js';
+import { importFromPackage, onFake, random, thrown, withCuda } from './basics.js';
 import { core, disposeAfterEach } from './resources.js';
 
 const { CudaMemoryResource, Stream, cuda } = core;
@@ -103,4 +103,36 @@ export function describeStreamOfAnotherDevice(name, make, { sizes = [1000, 64 * 
       expect(held()).toEqual(before);
     });
   });
+}
+
+/**
+ * The driver calls (fake driver: symbol -> count, only those made) of a random workload through the
+ * C ABI on the legacy default stream (`abiRandomNs` of `@rmmjs/test-addon`, which the package under
+ * test lists), run a second time after a first run warmed `mr` up: a stream-ordered resource's steady
+ * state on one stream makes none. Sizes are 1 byte to `maxSize`, with up to `maxLive` allocations live.
+ */
+export async function steadyStateDriverCalls(mr, { operations = 20_000, maxSize = 64 * 1024, maxLive = 200 } = {}) {
+  const { abiRandomNs } = await importFromPackage('@rmmjs/test-addon');
+  const next = random(24301);
+  const sizes = new Float64Array(operations);
+  const frees = new Float64Array(operations);
+  let live = 0;
+  for (let i = 0; i < operations; i++) {
+    if (live === 0 || (live < maxLive && next() < 0.5)) {
+      sizes[i] = 1 + Math.floor(next() * maxSize);
+      live++;
+    } else {
+      frees[i] = Math.floor(next() * live);
+      live--;
+    }
+  }
+  abiRandomNs(mr, sizes, frees);
+  const before = fakeCuda.stats().calls;
+  abiRandomNs(mr, sizes, frees);
+  const after = fakeCuda.stats().calls;
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([symbol, count]) => [symbol, count - (before[symbol] ?? 0)])
+      .filter(([, count]) => count !== 0),
+  );
 }

@@ -220,7 +220,7 @@ rmmjs_status ArenaMemoryResourceImpl::FreedOnStream(const StreamKey& key, rmmjs_
 // of another context is refused before anything changes, and a known stream costs nothing.
 rmmjs_status ArenaMemoryResourceImpl::MeetStream(const StreamKey& key, rmmjs_stream stream) {
   if (!cuda_ || key.kind != StreamKind::kCreated || ArenaFor(key, false) != nullptr) return RMMJS_OK;
-  RMMJS_TRY(CoreApi()->stream_check_device(stream, device_));
+  RMMJS_TRY(StreamEvent::CheckStream(key, stream, device_, cuda_));
   ArenaFor(key, true);
   return RMMJS_OK;
 }

@@ -5,7 +5,7 @@
 // that outlives a thread gets that thread's superblocks back when it exits.
 //
 // No free waits for its stream (RMM synchronises it before memory reaches the global arena): memory
-// that reaches the global arena carries the events of the streams it was freed on (stream_event.h),
+// that reaches the global arena carries the events of the streams it was freed on (rmmjs/stream_event.hpp),
 // and a stream that takes it waits on those first. A block whose superblock sits in another arena
 // is the exception: it is freed there after its stream synchronises, as in RMM.
 #pragma once
@@ -24,8 +24,8 @@
 #include "rmmjs/abi.h"
 #include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
+#include "rmmjs/stream_event.hpp"
 #include "rmmjs/stream_key.hpp"
-#include "stream_event.h"
 
 namespace rmmjs::arena {
 
