@@ -16,4 +16,5 @@ export {
   restoreCurrentDeviceResourceAfterEach,
   upstreams,
 } from './resources.js';
+export { describeStreamOfAnotherDevice, steadyStateDriverCalls } from './streams.js';
 export { conformanceCases, conformanceSeed, describeConformance } from './conformance.js';

@@ -6,12 +6,13 @@ import {
   OutOfMemoryError,
   RMMError,
   Stream,
+  cuda,
   getCurrentDeviceResource,
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { abiVersion, coreApi, resourceHandle } from '@rmmjs/core/addon';
 import { native, type ResourceHandle } from '@rmmjs/core/internal';
-import { expectBytes, pattern, runInWorker, thrown } from '@rmmjs/test-helpers';
+import { expectBytes, onFake, pattern, runInWorker, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CountingResourceAdaptor, counting } from './counting-adaptor.js';
 import { availableCases } from './resource-table.js';
@@ -26,6 +27,8 @@ interface Consumer {
   streamId(handle: bigint): bigint;
   /** [driver_version, driver_size, RMMJS_DRIVER_HAS(core, cuMemPoolImportPointer)] */
   driverLayout(): [number, number, boolean];
+  /** [status, message] of stream_check_device(handle, device) */
+  streamCheckDevice(handle: bigint, device: number): [number, string];
   /** [initStatus, initMessage, allocateStatus, allocateMessage, destroyed, headerUntouched] */
   initWithOps(
     size: number | null,
@@ -46,10 +49,10 @@ const INVALID_ARGUMENT = 4;
 
 describe('the C ABI, used by a plain C addon', () => {
   it('accepts core API table 1.x', () => {
-    expect(consumer.builtAgainst).toBe('1.2');
+    expect(consumer.builtAgainst).toBe('1.3');
     expect(consumer.init(native.coreApi)).toBe(native.abiVersion);
-    expect(native.abiVersion).toBe('1.2');
-    expect(abiVersion).toBe('1.2');
+    expect(native.abiVersion).toBe('1.3');
+    expect(abiVersion).toBe('1.3');
   });
 
   it('allocates through the current device resource', () => {
@@ -78,8 +81,27 @@ describe('the C ABI, used by a plain C addon', () => {
     b[Symbol.dispose]();
   });
 
-  it('reads the layout of the driver table: version 2, 45 entry points of version 1, 3 for host registration and 10 for CUDA IPC', () => {
-    expect(consumer.driverLayout()).toEqual([2, 58 * 8, true]);
+  it('reads the layout of the driver table: version 3, 45 entry points of version 1, 3 for host registration, 10 for CUDA IPC and cuStreamGetCtx', () => {
+    expect(consumer.driverLayout()).toEqual([3, 59 * 8, true]);
+  });
+
+  it('stream_check_device: the default streams always, a created stream in its own device only (RMMJS_ERR_INVALID_ARGUMENT)', () => {
+    for (const handle of [0n, 1n, 2n]) expect(consumer.streamCheckDevice(handle, 0)).toEqual([OK, '']);
+    const stream = new Stream();
+    expect(consumer.streamCheckDevice(stream.handle, 0)).toEqual([OK, '']);
+    if (onFake()) {
+      expect(consumer.streamCheckDevice(stream.handle, 1)).toEqual([
+        INVALID_ARGUMENT,
+        'the stream belongs to device 0 and cannot order the memory of a resource of device 1 (use a Stream made while device 1 is current)',
+      ]);
+      cuda.setDevice(1);
+      const other = new Stream();
+      cuda.setDevice(0);
+      expect(consumer.streamCheckDevice(other.handle, 1)).toEqual([OK, '']);
+      expect(consumer.streamCheckDevice(other.handle, 0)[0]).toBe(INVALID_ARGUMENT);
+      other[Symbol.dispose]();
+    }
+    stream[Symbol.dispose]();
   });
 
   it('sees failures as status codes with a message', () => {
@@ -90,9 +112,9 @@ describe('the C ABI, used by a plain C addon', () => {
 });
 
 describe('an addon built against ABI 1.1', () => {
-  it('takes the 1.2 table (larger than the one it was built with) and works', () => {
+  it('takes the 1.3 table (larger than the one it was built with) and works', () => {
     expect(consumer11.builtAgainst).toBe('1.1');
-    expect(consumer11.init(coreApi)).toBe('1.2');
+    expect(consumer11.init(coreApi)).toBe('1.3');
     expect(consumer11.roundTripCurrent(4096)).toBe(true);
     const stream = new Stream();
     expect(consumer11.streamId(stream.handle)).toBe(consumer.streamId(stream.handle));

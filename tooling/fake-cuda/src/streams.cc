@@ -92,6 +92,18 @@ extern "C" rmmjs_CUresult cuStreamGetId(rmmjs_CUstream stream, unsigned long lon
   return kSuccess;
 }
 
+// A created stream's context is the one current when it was made; the default streams are the
+// current context's (none current: CUDA_ERROR_INVALID_CONTEXT).
+extern "C" rmmjs_CUresult cuStreamGetCtx(rmmjs_CUstream stream, rmmjs_CUcontext* context) {
+  Entry call(Symbol::cuStreamGetCtx);
+  if (call.status() != kSuccess) return call.status();
+  State& state = call.state();
+  if (int result = state.CheckStream(stream)) return result;
+  if (context == nullptr) return kInvalidValue;
+  *context = IsBuiltinStream(stream) ? CurrentContext() : state.devices[stream->device].primary_context.get();
+  return kSuccess;
+}
+
 extern "C" rmmjs_CUresult cuStreamWaitEvent(rmmjs_CUstream stream, rmmjs_CUevent event, unsigned int flags) {
   Entry call(Symbol::cuStreamWaitEvent);
   if (call.status() != kSuccess) return call.status();
@@ -138,7 +150,10 @@ extern "C" rmmjs_CUresult cuEventRecord(rmmjs_CUevent event, rmmjs_CUstream stre
   Entry call(Symbol::cuEventRecord);
   if (call.status() != kSuccess) return call.status();
   if (int result = call.state().CheckEvent(event)) return result;
-  return call.state().CheckStream(stream);
+  if (int result = call.state().CheckStream(stream)) return result;
+  // As the driver documents: the event and the stream must belong to the same context.
+  int stream_device = IsBuiltinStream(stream) ? CurrentDevice() : stream->device;
+  return event->device == stream_device ? kSuccess : kInvalidHandle;
 }
 
 extern "C" rmmjs_CUresult cuEventSynchronize(rmmjs_CUevent event) {

@@ -537,6 +537,38 @@ static void TestStreamsAndEvents(void) {
   EXPECT_EQ(Stat("liveEvents"), 0);
 }
 
+/* Two devices: an event records only on a stream of its own context; a stream waits on an event of
+ * any context; cuStreamGetCtx names a created stream's context, the current one for the default
+ * streams. */
+static void TestStreamsOfTwoDevices(void) {
+  rmmjs_CUcontext first = InitAndSetDevice(0);
+  rmmjs_CUevent event = NULL;
+  rmmjs_CUstream zero = NULL, one = NULL;
+  EXPECT_EQ(api.cuEventCreate(&event, RMMJS_CU_EVENT_DISABLE_TIMING), 0);
+  EXPECT_EQ(api.cuStreamCreateWithPriority(&zero, 0, 0), 0);
+  rmmjs_CUcontext second = InitAndSetDevice(1);
+  EXPECT(first != second);
+  EXPECT_EQ(api.cuStreamCreateWithPriority(&one, 0, 0), 0);
+  rmmjs_CUcontext context = NULL;
+  EXPECT_EQ(api.cuStreamGetCtx(zero, &context), 0);
+  EXPECT(context == first);
+  EXPECT_EQ(api.cuStreamGetCtx(one, &context), 0);
+  EXPECT(context == second);
+  EXPECT_EQ(api.cuStreamGetCtx((rmmjs_CUstream)STREAM_LEGACY, &context), 0);
+  EXPECT(context == second);
+  EXPECT_EQ(api.cuStreamGetCtx(one, NULL), RMMJS_CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api.cuEventRecord(event, one), INVALID_HANDLE);
+  EXPECT_EQ(api.cuEventRecord(event, NULL), INVALID_HANDLE); /* device 1's default stream */
+  EXPECT_EQ(api.cuEventRecord(event, zero), 0);
+  EXPECT_EQ(api.cuStreamWaitEvent(one, event, 0), 0);
+  EXPECT_EQ(api.cuCtxSetCurrent(NULL), 0);
+  EXPECT_EQ(api.cuStreamGetCtx(NULL, &context), RMMJS_CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(api.cuStreamDestroy(one), 0);
+  EXPECT_EQ(api.cuStreamGetCtx(one, &context), INVALID_HANDLE);
+  EXPECT_EQ(api.cuStreamDestroy(zero), 0);
+  EXPECT_EQ(api.cuEventDestroy(event), 0);
+}
+
 static void TestPools(void) {
   InitAndSetDevice(0);
   rmmjs_CUmemoryPool default_pool = NULL, again = NULL, pool = NULL;
@@ -972,6 +1004,7 @@ int main(int argc, char** argv) {
       {"registered host memory", TestHostRegistration, ""},
       {"managed memory prefetch and advice", TestPrefetchAndAdvice, ""},
       {"streams and events", TestStreamsAndEvents, ""},
+      {"streams and events of two devices", TestStreamsOfTwoDevices, ""},
       {"memory pools", TestPools, ""},
       {"CUDA IPC between processes", TestIpc, ""},
       {"memory pools shared between processes", TestPoolIpc, ""},

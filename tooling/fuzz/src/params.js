@@ -22,6 +22,20 @@ export function stream(call, descriptor) {
   return { value, entry };
 }
 
+/**
+ * A stream argument of another device than `device` (a resource's): a stream-ordered resource
+ * (pool, arena, fixed-size, or an adaptor over one) refuses it (ERR_INVALID_ARG_VALUE), since its
+ * events record on no stream of another context; other resources take it. The default streams are
+ * the current context's, whichever that is: never another device's.
+ */
+export function streamOfDevice(call, streamArg, device) {
+  const { value, entry } = streamArg;
+  if (entry === undefined || entry.disposed || value === undefined || value.isDefault()) return;
+  const own = entry.owner?.stream ?? value; // a borrowed handle names its owner's stream
+  if (own.isDefault() || (entry.owner !== undefined && entry.owner.disposed)) return;
+  if (own.device !== device) call.allow('value');
+}
+
 /** A DeviceBuffer argument. */
 export function buffer(call, descriptor) {
   const value = call.value(descriptor);

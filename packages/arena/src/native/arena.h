@@ -23,8 +23,8 @@
 #include "global_arena.h"
 #include "rmmjs/abi.h"
 #include "rmmjs/spin_lock.hpp"
+#include "rmmjs/stream_event.hpp"
 #include "rmmjs/stream_key.hpp"
-#include "stream_event.h"
 #include "superblock_set.h"
 
 namespace rmmjs::arena {

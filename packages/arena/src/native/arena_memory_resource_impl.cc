@@ -106,8 +106,9 @@ rmmjs_status ArenaMemoryResourceImpl::Allocate(std::size_t bytes, rmmjs_stream s
   if (bytes == 0) return RMMJS_OK;
   if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) bytes = SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT;
   std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
-  StreamKey taker = kThreadArena;  // a large allocation needs the key only to wait for other streams
-  if (!GlobalArena::Handles(size)) RMMJS_TRY(StreamKeyOf(stream, cuda_, &taker));
+  StreamKey taker;
+  RMMJS_TRY(StreamKeyOf(stream, cuda_, &taker));
+  RMMJS_TRY(MeetStream(taker, stream));
   char* ptr = nullptr;
   RMMJS_TRY(AllocateOnce(size, taker, stream, &ptr));
   if (ptr != nullptr) return HandOut(ptr, size, stream, out);
@@ -122,17 +123,16 @@ rmmjs_status ArenaMemoryResourceImpl::Allocate(std::size_t bytes, rmmjs_stream s
 
 rmmjs_status ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, const StreamKey& taker, rmmjs_stream stream,
                                                    char** out) {
-  if (GlobalArena::Handles(size)) return AllocateLarge(size, stream, out);
+  if (GlobalArena::Handles(size)) return AllocateLarge(size, taker, stream, out);
   return ArenaFor(ArenaKey(taker), true)->Allocate(size, taker, stream, out);
 }
 
-rmmjs_status ArenaMemoryResourceImpl::AllocateLarge(std::size_t size, rmmjs_stream stream, char** out) {
+rmmjs_status ArenaMemoryResourceImpl::AllocateLarge(std::size_t size, const StreamKey& taker, rmmjs_stream stream,
+                                                    char** out) {
   FreedOn freed_on;
   *out = global_.Allocate(size, &freed_on);
   if (*out == nullptr || freed_on.empty()) return RMMJS_OK;
-  StreamKey taker;
-  rmmjs_status status = StreamKeyOf(stream, cuda_, &taker);
-  if (status == RMMJS_OK) status = freed_on.OrderBefore(taker, stream, device_);
+  rmmjs_status status = freed_on.OrderBefore(taker, stream, device_);
   if (status == RMMJS_OK) return RMMJS_OK;
   global_.Free(*out, size, freed_on);  // back as it was
   *out = nullptr;
@@ -173,6 +173,7 @@ rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t byte
 rmmjs_status ArenaMemoryResourceImpl::Release(char* ptr, std::size_t size, rmmjs_stream stream) {
   StreamKey key;
   RMMJS_TRY(StreamKeyOf(stream, cuda_, &key));
+  RMMJS_TRY(MeetStream(key, stream));
   bool synchronized = !cuda_;  // host mode: no work in flight
   FreeResult result = FreeResult::kNotHere;
   if (GlobalArena::Handles(size)) {
@@ -211,6 +212,16 @@ rmmjs_status ArenaMemoryResourceImpl::FreedOnStream(const StreamKey& key, rmmjs_
   // No event: the stream's work is waited for here, as RMM does.
   RMMJS_TRY(SynchronizeStream(stream));
   *synchronized = true;
+  return RMMJS_OK;
+}
+
+// A created stream's arena is made when the resource first meets the stream, after the check that
+// the stream belongs to the device's primary context (the arena's event records on it): a stream
+// of another context is refused before anything changes, and a known stream costs nothing.
+rmmjs_status ArenaMemoryResourceImpl::MeetStream(const StreamKey& key, rmmjs_stream stream) {
+  if (!cuda_ || key.kind != StreamKind::kCreated || ArenaFor(key, false) != nullptr) return RMMJS_OK;
+  RMMJS_TRY(StreamEvent::CheckStream(key, stream, device_, cuda_));
+  ArenaFor(key, true);
   return RMMJS_OK;
 }
 

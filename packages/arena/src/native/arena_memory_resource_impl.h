@@ -5,7 +5,7 @@
 // that outlives a thread gets that thread's superblocks back when it exits.
 //
 // No free waits for its stream (RMM synchronises it before memory reaches the global arena): memory
-// that reaches the global arena carries the events of the streams it was freed on (stream_event.h),
+// that reaches the global arena carries the events of the streams it was freed on (rmmjs/stream_event.hpp),
 // and a stream that takes it waits on those first. A block whose superblock sits in another arena
 // is the exception: it is freed there after its stream synchronises, as in RMM.
 #pragma once
@@ -24,8 +24,8 @@
 #include "rmmjs/abi.h"
 #include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
+#include "rmmjs/stream_event.hpp"
 #include "rmmjs/stream_key.hpp"
-#include "stream_event.h"
 
 namespace rmmjs::arena {
 
@@ -62,7 +62,8 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
  private:
   static StreamKey ArenaKey(const StreamKey& stream_key);
   rmmjs_status AllocateOnce(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out);
-  rmmjs_status AllocateLarge(std::size_t size, rmmjs_stream stream, char** out);
+  rmmjs_status AllocateLarge(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out);
+  rmmjs_status MeetStream(const StreamKey& key, rmmjs_stream stream);
   Arena* ArenaFor(const StreamKey& key, bool create);
   Arena* FindOrCreateArena(const StreamKey& key, bool create);
   std::vector<std::shared_ptr<Arena>> AllArenas();

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "stream_event.h"
+#include "rmmjs/stream_event.hpp"
 
 namespace rmmjs::arena {
 

@@ -23,7 +23,7 @@
  *   retain, release, allocate, deallocate, is_equal, the registry (get_current_device_resource,
  *   get_per_device_resource, set_per_device_resource), cuda_available, driver, get_device_count,
  *   get_current_device, context_push / context_restore (on the same thread, nested), the stream
- *   and event helpers, memcpy_async, memset_async, mem_get_info, prefetch, stream_id,
+ *   and event helpers (stream_check_device too), memcpy_async, memset_async, mem_get_info, prefetch, stream_id,
  *   device_synchronize, the logger, and set_error / error_message / error_cuda_code (the error
  *   is the calling thread's own: error_message() stays valid until that thread's next call).
  * Not thread-safe: initialising a resource's header (resource_init_checked, resource_init), which
@@ -52,7 +52,7 @@ extern "C" {
 #endif
 
 #define RMMJS_ABI_MAJOR 1
-#define RMMJS_ABI_MINOR 2
+#define RMMJS_ABI_MINOR 3
 
 /* Every allocation a resource hands out is aligned to this many bytes. */
 #define RMMJS_ALLOCATION_ALIGNMENT 256
@@ -291,6 +291,17 @@ typedef struct rmmjs_core_api {
    * (RMMJS_DRIVER_HAS). Before 1.2 these members are absent and the table is version 1. */
   uint32_t driver_version;
   size_t driver_size;
+
+  /* --- ABI 1.3 --- */
+  /* Whether work of `device`'s primary context (the context every resource uses) may be ordered
+   * on `stream` with events: an event records only on a stream of its own context
+   * (cuEventRecord). RMMJS_OK for a stream created in that context, for the default streams (0,
+   * CU_STREAM_LEGACY, CU_STREAM_PER_THREAD: per-context handles, always the current context's)
+   * and in host mode. A stream of another context (another device's, or another context of the
+   * same device) is RMMJS_ERR_INVALID_ARGUMENT, with a message that names the stream's device and
+   * `device`; a failing driver call (a destroyed stream) is RMMJS_ERR_CUDA. A driver call
+   * (cuStreamGetCtx) for a created stream: stream-ordered resources check each stream once. */
+  rmmjs_status (*stream_check_device)(rmmjs_stream stream, int32_t device);
 } rmmjs_core_api;
 
 /* sizeof(rmmjs_core_api) of each minor: core->size >= RMMJS_CORE_API_SIZE_1_<n> means the members
@@ -298,6 +309,7 @@ typedef struct rmmjs_core_api {
 #define RMMJS_CORE_API_SIZE_1_0 (offsetof(rmmjs_core_api, log_flush) + sizeof(void*))
 #define RMMJS_CORE_API_SIZE_1_1 (offsetof(rmmjs_core_api, device_synchronize) + sizeof(void*))
 #define RMMJS_CORE_API_SIZE_1_2 (offsetof(rmmjs_core_api, driver_size) + sizeof(size_t))
+#define RMMJS_CORE_API_SIZE_1_3 (offsetof(rmmjs_core_api, stream_check_device) + sizeof(void*))
 
 /* Whether an addon compiled against this header can use core's table: the same major, and at
  * least the members this header declares. */

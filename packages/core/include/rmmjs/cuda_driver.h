@@ -176,7 +176,9 @@ enum {
   X(cuMemPoolExportPointer, "cuMemPoolExportPointer", rmmjs_CUresult,                                                  \
     (rmmjs_CUmemPoolPtrExportData*, rmmjs_CUdeviceptr))                                                                \
   X(cuMemPoolImportPointer, "cuMemPoolImportPointer", rmmjs_CUresult,                                                  \
-    (rmmjs_CUdeviceptr*, rmmjs_CUmemoryPool, rmmjs_CUmemPoolPtrExportData*))
+    (rmmjs_CUdeviceptr*, rmmjs_CUmemoryPool, rmmjs_CUmemPoolPtrExportData*))                                           \
+  /* version 3: the context of a stream */                                                                             \
+  X(cuStreamGetCtx, "cuStreamGetCtx", rmmjs_CUresult, (rmmjs_CUstream, rmmjs_CUcontext*))
 
 typedef struct rmmjs_driver_api {
 #define RMMJS_DRIVER_MEMBER(name, symbol, ret, args) ret(*name) args;
@@ -187,10 +189,11 @@ typedef struct rmmjs_driver_api {
 /* The layout of rmmjs_driver_api. 1: the entry points of ABI 1.1 and 1.2 (up to cuMemFreeAsync).
  * 2: page-locking existing host memory (cuMemHostRegister, cuMemHostUnregister), the device
  * address of mapped host memory (cuMemHostGetDevicePointer) and CUDA IPC (cuIpcGetMemHandle to
- * cuMemPoolImportPointer). */
-#define RMMJS_DRIVER_API_VERSION 2
+ * cuMemPoolImportPointer). 3: the context a stream belongs to (cuStreamGetCtx). */
+#define RMMJS_DRIVER_API_VERSION 3
 #define RMMJS_DRIVER_API_SIZE_1 (offsetof(rmmjs_driver_api, cuMemFreeAsync) + sizeof(void*))
 #define RMMJS_DRIVER_API_SIZE_2 (offsetof(rmmjs_driver_api, cuMemPoolImportPointer) + sizeof(void*))
+#define RMMJS_DRIVER_API_SIZE_3 (offsetof(rmmjs_driver_api, cuStreamGetCtx) + sizeof(void*))
 
 /* sizeof(rmmjs_driver_api) of the table core->driver() returns: core->driver_size, or the
  * version 1 layout for a core older than ABI 1.2 (which does not say). */

@@ -5,10 +5,13 @@
 // Memory freed on stream A is reused on A at once, and on stream B after B waits on A's event:
 // - Each stream has its own free list, by its StreamKey (rmmjs/stream_key.hpp: the stream id, never
 //   the handle, which a destroyed stream's successor can get).
-// - A free on a created stream or on the per-thread default stream records that stream's event at
-//   once, as RMM does: the stream may be destroyed before another stream takes the block. The legacy
-//   default stream is never destroyed, so a free on it makes no driver call; its event is recorded
-//   when another stream takes its blocks, and only when blocks were freed on it since the last record.
+// - Each stream's event is a StreamEvent (rmmjs/stream_event.hpp). A free on a created stream or on
+//   the per-thread default stream records that stream's event at once, as RMM does: the stream may
+//   be destroyed before another stream takes the block. The legacy default stream is never
+//   destroyed, so a free on it makes no driver call; its event is recorded when another stream takes
+//   its blocks, and only when blocks were freed on it since the last record.
+// - A created stream is checked once, when the resource first meets it (StreamEvent::CheckStream): a
+//   stream of another device's context is refused before anything changes.
 // - An allocation takes, in order: a block from its own stream's list; the best fit on another
 //   stream's list, after waiting on that stream's event; other streams' whole lists moved onto its
 //   own (after the waits), so that neighbours freed on different streams coalesce; new memory from
@@ -87,33 +90,31 @@
 #include "rmmjs/resource.hpp"
 #include "rmmjs/spin_lock.hpp"
 #include "rmmjs/status.hpp"
+#include "rmmjs/stream_event.hpp"
 #include "rmmjs/stream_key.hpp"
 #include "rmmjs/thread_cache.hpp"
 
 namespace rmmjs {
 namespace stream_ordered {
 
-// Work that may still use memory freed on a stream: the legacy default stream to synchronize
-// (event nullptr), or an event.
+// Work that may still use memory freed on a stream: its frees' event (the legacy default stream:
+// that stream, synchronized).
 struct PendingWork {
-  rmmjs_stream stream;
-  rmmjs_event event;
+  StreamEvent* frees;
 };
 
 // One stream's free list and the event other streams wait on before they take from it.
 template <class FreeList>
 struct StreamState {
   static constexpr size_t kNoSlot = SIZE_MAX;
-  StreamState(rmmjs_stream stream, bool lazy) : lazy(lazy), stream(stream) {}
+  StreamState(const StreamKey& key, int32_t device) : lazy(key.kind == StreamKind::kLegacy), event(key, device) {}
   // First what allocations and frees touch.
   bool lazy;                       // the legacy default stream: recorded when another stream takes its blocks
-  bool recorded = false;           // the event was recorded: a stream taking these blocks waits on it
   size_t nonempty_slot = kNoSlot;  // its place among the resource's lists that may hold blocks
   uint64_t frees = 0;              // times blocks were put on the list
   FreeList free;
   uint64_t recorded_frees = 0;  // lazy: the value of `frees` the event's last record covers
-  rmmjs_stream stream;          // the handle events are recorded on (the stream's own while it lives)
-  rmmjs_event event = nullptr;  // created on first use
+  StreamEvent event;            // recorded at each free (lazy: when another stream takes the blocks)
 };
 
 // What Blocks::Grow may use of the resource besides its own state.
@@ -135,10 +136,7 @@ class Growth {
       bool holds = false;
       for (const FreeList* list : lists) holds = holds || list == &state->free;
       if (!holds) continue;
-      if (state->lazy && state->frees != 0)
-        work.push_back({state->stream, nullptr});
-      else if (!state->lazy && state->recorded)
-        work.push_back({state->stream, state->event});
+      if (state->lazy ? state->frees != 0 : state->event.recorded()) work.push_back({&state->event});
     }
     return work;
   }
@@ -148,10 +146,7 @@ class Growth {
     if (work.empty() || !stream_ordered_) return RMMJS_OK;
     DeviceContext context(device_);
     RMMJS_TRY(context.status());
-    for (const PendingWork& pending : work) {
-      RMMJS_TRY(pending.event == nullptr ? CoreApi()->stream_synchronize(pending.stream)
-                                         : CoreApi()->event_synchronize(pending.event));
-    }
+    for (const PendingWork& pending : work) RMMJS_TRY(pending.frees->Synchronize());
     return RMMJS_OK;
   }
 
@@ -185,14 +180,13 @@ class StreamOrderedResource {
       : device_(upstream.get()->device),
         stream_ordered_(CoreApi()->cuda_available() != 0),
         blocks_(std::move(upstream), std::forward<Args>(args)...) {
-    states_.push_back(std::make_unique<StreamState>(kLegacyStream, true));
+    states_.push_back(std::make_unique<StreamState>(StreamKey{StreamKind::kLegacy, 0}, device_));
     legacy_ = states_.back().get();
     nonempty_.reserve(1);
     if constexpr (kCachesFrees) caches_ = std::make_unique<ThreadCaches>(this, &ReturnFromExitingThread);
   }
 
   ~StreamOrderedResource() {
-    const rmmjs_core_api* api = CoreApi();
     // First, before anything goes: a thread that exits now hands its blocks back under its cache's
     // lock, which this waits for.
     if constexpr (kCachesFrees)
@@ -201,23 +195,14 @@ class StreamOrderedResource {
       // The work queued before the frees must finish before the memory goes back upstream.
       DeviceContext context(device_);
       for (const auto& state : states_) {
-        rmmjs_status status = RMMJS_OK;
-        if (state->lazy && state->frees != 0)
-          status = api->stream_synchronize(state->stream);
-        else if (!state->lazy && state->recorded)
-          status = api->event_synchronize(state->event);
-        if (status != RMMJS_OK) {
+        if (state->lazy && state->frees == 0) continue;
+        if (state->event.Synchronize() != RMMJS_OK) {
           LogAt(RMMJS_LOG_ERROR, std::string(kTypeName) + ": waiting for the streams failed: " + LastErrorMessage());
         }
       }
     }
     blocks_.Release();
-    if (stream_ordered_) {
-      DeviceContext context(device_);
-      for (const auto& state : states_) {
-        if (state->event != nullptr) api->event_destroy(state->event);
-      }
-    }
+    states_.clear();  // the events go (after the memory went back upstream)
   }
   StreamOrderedResource(const StreamOrderedResource&) = delete;
   StreamOrderedResource& operator=(const StreamOrderedResource&) = delete;
@@ -246,9 +231,10 @@ class StreamOrderedResource {
       }
     }
     Lock lock = LockLists();
-    StreamState& own = StateOf(key, stream);
-    uintptr_t ptr = blocks_.Take(own.free, size);
-    if (ptr == 0) RMMJS_TRY(AllocateElsewhere(lock, own, stream, size, &ptr));
+    StreamState* own = nullptr;
+    RMMJS_TRY(MeetStream(lock, key, stream, &own));
+    uintptr_t ptr = blocks_.Take(own->free, size);
+    if (ptr == 0) RMMJS_TRY(AllocateElsewhere(lock, *own, stream, size, &ptr));
     *out = reinterpret_cast<void*>(ptr);
     return RMMJS_OK;
   } catch (const std::bad_alloc&) {
@@ -264,10 +250,10 @@ class StreamOrderedResource {
         const uintptr_t ptr = reinterpret_cast<uintptr_t>(pointer);
         size_t size = 0;
         if (blocks_.TakeHandedOut(ptr, bytes, &size)) {
-          if (caches_->Put({ptr, size, key, stream})) return RMMJS_OK;
+          if (caches_->Put({ptr, size, key})) return RMMJS_OK;
           Lock lock(mutex_);  // the cache is full
           try {
-            StreamState& own = StateOf(key, stream);
+            StreamState& own = StateOf(key);
             blocks_.InsertFree(own.free, ptr, size);
             own.frees++;
             MayHoldBlocks(own);
@@ -283,20 +269,19 @@ class StreamOrderedResource {
       }
     }
     Lock lock = LockLists();
-    StreamState& own = StateOf(key, stream);
+    StreamState* met = nullptr;
+    RMMJS_TRY(MeetStream(lock, key, stream, &met));
+    StreamState& own = *met;
     if (stream_ordered_ && !own.lazy) {
       // Recorded while the stream surely exists, and before the block is on the list, so that
       // whoever takes it waits on a record made after this free (outside the lock: a driver call).
-      RMMJS_TRY(EnsureEvent(own));
-      const rmmjs_event event = own.event;
       lock.unlock();
       {
         DeviceContext context(device_);  // native callers may come with none current
         RMMJS_TRY(context.status());
-        RMMJS_TRY(CoreApi()->event_record(event, stream));
+        RMMJS_TRY(own.event.RecordFree(stream));
       }
       lock.lock();
-      own.recorded = true;
     }
     RMMJS_TRY(blocks_.Free(own.free, reinterpret_cast<uintptr_t>(pointer), bytes));
     own.frees++;
@@ -365,7 +350,7 @@ class StreamOrderedResource {
     for (size_t i = 0; i < count; i++) {
       const CachedBlock& block = blocks[i];
       try {
-        StreamState& state = StateOf(block.key, block.stream);
+        StreamState& state = StateOf(block.key);
         blocks_.InsertFree(state.free, block.ptr, block.size);
         state.frees++;
         MayHoldBlocks(state);
@@ -379,14 +364,29 @@ class StreamOrderedResource {
     }
   }
 
+  // Under the lock: the state of `stream` for an allocation or a free on it. A created stream is
+  // checked (StreamEvent::CheckStream) the first time the resource meets it, without the lock and
+  // before its state exists, so that a refused stream changes nothing and a known one costs nothing.
+  rmmjs_status MeetStream(Lock& lock, const StreamKey& key, rmmjs_stream stream, StreamState** out) {
+    if (stream_ordered_ && key.kind == StreamKind::kCreated && !(last_state_ != nullptr && key == last_key_) &&
+        by_key_.find(key) == by_key_.end()) {
+      lock.unlock();
+      const rmmjs_status status = StreamEvent::CheckStream(key, stream, device_, stream_ordered_);
+      lock.lock();
+      RMMJS_TRY(status);
+    }
+    *out = &StateOf(key);
+    return RMMJS_OK;
+  }
+
   // The state of the stream with this key, created on first use (may throw std::bad_alloc).
-  StreamState& StateOf(const StreamKey& key, rmmjs_stream stream) {
+  StreamState& StateOf(const StreamKey& key) {
     if (key.kind == StreamKind::kLegacy) return *legacy_;
     if (last_state_ != nullptr && key == last_key_) return *last_state_;
     auto [at, inserted] = by_key_.try_emplace(key, nullptr);
     if (inserted) {
       try {
-        states_.push_back(std::make_unique<StreamState>(stream, false));
+        states_.push_back(std::make_unique<StreamState>(key, device_));
         nonempty_.reserve(states_.size());  // so that MayHoldBlocks never allocates
       } catch (...) {
         by_key_.erase(at);
@@ -414,13 +414,6 @@ class StreamOrderedResource {
     last->nonempty_slot = slot;
     nonempty_.pop_back();
     state.nonempty_slot = kNoSlot;
-  }
-
-  rmmjs_status EnsureEvent(StreamState& state) {
-    if (state.event != nullptr) return RMMJS_OK;
-    DeviceContext context(device_);
-    RMMJS_TRY(context.status());
-    return CoreApi()->event_create(&state.event);
   }
 
   // Own stream's list had nothing: another stream's, then all lists merged, then new memory.
@@ -474,30 +467,23 @@ class StreamOrderedResource {
     if (donor == nullptr) return RMMJS_OK;
     const uintptr_t ptr = blocks_.Take(donor->free, size);
     const bool record = stream_ordered_ && donor->lazy && donor->frees != donor->recorded_frees;
-    if (!record && !(stream_ordered_ && donor->recorded)) {
+    if (!record && !(stream_ordered_ && donor->event.recorded())) {
       *out = ptr;  // nothing was queued on what it freed: no wait
       return RMMJS_OK;
     }
-    rmmjs_status status = record ? EnsureEvent(*donor) : RMMJS_OK;
-    const rmmjs_event event = donor->event;
-    const rmmjs_stream donor_stream = donor->stream;
     const uint64_t covered = donor->frees;
-    if (status == RMMJS_OK) {
-      // The block is on no list now, so the driver calls can run without the lock.
-      lock.unlock();
-      {
-        DeviceContext context(device_);
-        status = context.status();
-        if (status == RMMJS_OK && record) status = CoreApi()->event_record(event, donor_stream);
-        if (status == RMMJS_OK) status = CoreApi()->stream_wait_event(stream, event);
-      }
-      lock.lock();
+    rmmjs_status status = RMMJS_OK;
+    // The block is on no list now, so the driver calls can run without the lock.
+    lock.unlock();
+    {
+      DeviceContext context(device_);
+      status = context.status();
+      if (status == RMMJS_OK && record) status = donor->event.Record(kLegacyStream);
+      if (status == RMMJS_OK) status = donor->event.Wait(stream);
     }
+    lock.lock();
     if (status != RMMJS_OK) return PutBack(*donor, ptr, size, status);
-    if (record) {
-      donor->recorded = true;
-      if (covered > donor->recorded_frees) donor->recorded_frees = covered;
-    }
+    if (record && covered > donor->recorded_frees) donor->recorded_frees = covered;
     *out = ptr;
     return RMMJS_OK;
   }
@@ -519,16 +505,14 @@ class StreamOrderedResource {
   // Makes `stream` wait for the work that last used the blocks of other (under the lock).
   rmmjs_status WaitForFreesOn(StreamState& other, rmmjs_stream stream) {
     const bool record = other.lazy && other.frees != other.recorded_frees;
-    if (!record && !other.recorded) return RMMJS_OK;
+    if (!record && !other.event.recorded()) return RMMJS_OK;
     DeviceContext context(device_);
     RMMJS_TRY(context.status());
     if (record) {
-      RMMJS_TRY(EnsureEvent(other));
-      RMMJS_TRY(CoreApi()->event_record(other.event, other.stream));
-      other.recorded = true;
+      RMMJS_TRY(other.event.Record(kLegacyStream));
       other.recorded_frees = other.frees;
     }
-    return CoreApi()->stream_wait_event(stream, other.event);
+    return other.event.Wait(stream);
   }
 
   // RMM's second pass: other streams' whole lists move onto this stream's (after it waits on their
@@ -549,9 +533,7 @@ class StreamOrderedResource {
         if (!own.lazy) {
           DeviceContext context(device_);
           RMMJS_TRY(context.status());
-          RMMJS_TRY(EnsureEvent(own));
-          RMMJS_TRY(CoreApi()->event_record(own.event, stream));
-          own.recorded = true;
+          RMMJS_TRY(own.event.Record(stream));
         }
       }
       blocks_.MoveAll(other.free, own.free);

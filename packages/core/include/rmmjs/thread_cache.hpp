@@ -37,7 +37,6 @@ struct CachedBlock {
   uintptr_t ptr;
   size_t size;
   StreamKey key;
-  rmmjs_stream stream;
 };
 
 class ThreadCaches {

@@ -17,10 +17,14 @@ namespace {
 static_assert(RMMJS_CORE_API_SIZE_1_0 == 2 * sizeof(uint32_t) + sizeof(size_t) + 31 * sizeof(void*),
               "ABI 1.0's members moved");
 static_assert(RMMJS_CORE_API_SIZE_1_1 == RMMJS_CORE_API_SIZE_1_0 + 2 * sizeof(void*), "ABI 1.1's members moved");
-static_assert(RMMJS_CORE_API_SIZE_1_2 == sizeof(rmmjs_core_api), "a member was appended: add its minor's size");
+static_assert(RMMJS_CORE_API_SIZE_1_2 ==
+                  RMMJS_CORE_API_SIZE_1_1 + sizeof(void*) + sizeof(uint32_t) + 4 + sizeof(size_t),
+              "ABI 1.2's members moved");
+static_assert(RMMJS_CORE_API_SIZE_1_3 == sizeof(rmmjs_core_api), "a member was appended: add its minor's size");
 static_assert(RMMJS_DRIVER_API_SIZE_1 == 45 * sizeof(void*), "driver entry points of version 1 moved");
 static_assert(RMMJS_DRIVER_API_SIZE_2 == 58 * sizeof(void*), "driver entry points of version 2 moved");
-static_assert(sizeof(rmmjs_driver_api) == RMMJS_DRIVER_API_SIZE_2,
+static_assert(RMMJS_DRIVER_API_SIZE_3 == 59 * sizeof(void*), "driver entry points of version 3 moved");
+static_assert(sizeof(rmmjs_driver_api) == RMMJS_DRIVER_API_SIZE_3,
               "a driver entry point was appended: raise RMMJS_DRIVER_API_VERSION and add its size");
 
 // Runs op with the current device's context current: third-party callers may have none.
@@ -102,6 +106,8 @@ rmmjs_core_api BuildTable() {
   api.resource_init_checked = ResourceInitChecked;
   api.driver_version = RMMJS_DRIVER_API_VERSION;
   api.driver_size = sizeof(rmmjs_driver_api);
+
+  api.stream_check_device = StreamCheckDevice;
   return api;
 }
 

@@ -221,6 +221,26 @@ int DeviceOfPrimaryContext(rmmjs_CUcontext context) {
 
 }  // namespace
 
+rmmjs_status DeviceOfContext(rmmjs_CUcontext context, int* device) {
+  *device = DeviceOfPrimaryContext(context);
+  if (*device >= 0) return RMMJS_OK;
+  RMMJS_TRY(RequireCuda());
+  const rmmjs_driver_api& api = State().api;
+  // cuCtxGetDevice answers for the current context only: make `context` current for the call.
+  rmmjs_CUcontext current = nullptr;
+  int result = api.cuCtxGetCurrent(&current);
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxGetCurrent");
+  result = api.cuCtxSetCurrent(context);
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxSetCurrent");
+  rmmjs_CUdevice handle = 0;
+  result = api.cuCtxGetDevice(&handle);
+  const int restored = api.cuCtxSetCurrent(current);
+  if (result != RMMJS_CUDA_SUCCESS) return CudaFailure(result, "cuCtxGetDevice");
+  if (restored != RMMJS_CUDA_SUCCESS) return CudaFailure(restored, "cuCtxSetCurrent");
+  *device = handle;
+  return RMMJS_OK;
+}
+
 rmmjs_status ContextPush(int device, void** saved) {
   *saved = kNothingToRestore;
   const rmmjs_driver_api* api = DriverApi();

@@ -38,6 +38,9 @@ rmmjs_status ValidateDevice(int device);
 rmmjs_status GetCurrentDevice(int* device);
 rmmjs_status SetCurrentDevice(int device);
 rmmjs_status PrimaryContext(int device, rmmjs_CUcontext* context);
+// The device of any context (a primary one, or one another library made): *device; a driver call
+// when it is no primary context rmmjs retained.
+rmmjs_status DeviceOfContext(rmmjs_CUcontext context, int* device);
 
 // Makes device's primary context current; *saved is what ContextRestore puts back.
 rmmjs_status ContextPush(int device, void** saved);

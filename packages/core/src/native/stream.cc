@@ -1,5 +1,7 @@
 #include "stream.h"
 
+#include <string>
+
 #include "driver.h"
 #include "errors.h"
 #include "logger.h"
@@ -81,6 +83,29 @@ rmmjs_status StreamId(rmmjs_stream stream, uint64_t* id) {
   RMMJS_TRY(CheckCuda(api->cuStreamGetId(reinterpret_cast<rmmjs_CUstream>(stream), &value), "cuStreamGetId"));
   *id = value;
   return RMMJS_OK;
+}
+
+rmmjs_status StreamCheckDevice(rmmjs_stream stream, int32_t device) {
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr) return RequireUsableDriver();
+  if (stream <= kPerThreadStream) return RMMJS_OK;  // the current context's, whichever it is
+  rmmjs_CUcontext wanted = nullptr;
+  RMMJS_TRY(PrimaryContext(device, &wanted));
+  rmmjs_CUcontext owner = nullptr;
+  RMMJS_TRY(CheckCuda(api->cuStreamGetCtx(reinterpret_cast<rmmjs_CUstream>(stream), &owner), "cuStreamGetCtx"));
+  if (owner == wanted) return RMMJS_OK;
+  int owner_device = -1;
+  RMMJS_TRY(DeviceOfContext(owner, &owner_device));
+  const std::string used = "a resource of device " + std::to_string(device);
+  if (owner_device != device) {
+    return SetError(RMMJS_ERR_INVALID_ARGUMENT, "the stream belongs to device " + std::to_string(owner_device) +
+                                                    " and cannot order the memory of " + used +
+                                                    " (use a Stream made while device " + std::to_string(device) +
+                                                    " is current)");
+  }
+  return SetError(RMMJS_ERR_INVALID_ARGUMENT, "the stream belongs to a context of device " + std::to_string(device) +
+                                                  " other than its primary context, and cannot order the memory of " +
+                                                  used + ", which uses the primary context");
 }
 
 rmmjs_status DeviceSynchronize(int device) {

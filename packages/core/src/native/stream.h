@@ -45,6 +45,7 @@ constexpr rmmjs_stream kPerThreadStream = 2;
 
 rmmjs_status StreamSynchronize(rmmjs_stream stream);
 rmmjs_status StreamId(rmmjs_stream stream, uint64_t* id);
+rmmjs_status StreamCheckDevice(rmmjs_stream stream, int32_t device);  // see abi.h
 rmmjs_status DeviceSynchronize(int device);
 rmmjs_status StreamSynchronizeOnDevice(rmmjs_stream stream, int device);
 rmmjs_status EventCreate(rmmjs_event* out);

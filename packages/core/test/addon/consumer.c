@@ -255,6 +255,29 @@ static napi_value driver_layout(napi_env env, napi_callback_info info) {
 }
 #endif
 
+#if CONSUMER_ABI_MINOR >= 3
+/* streamCheckDevice(handle: bigint, device) -> [status, message]: api->stream_check_device */
+static napi_value stream_check_device(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  uint64_t handle = 0;
+  bool lossless = false;
+  int32_t device = 0;
+  if (!args(env, info, 2, argv) || napi_get_value_bigint_uint64(env, argv[0], &handle, &lossless) != napi_ok ||
+      napi_get_value_int32(env, argv[1], &device) != napi_ok) {
+    napi_throw_type_error(env, NULL, "streamCheckDevice(handle: bigint, device: number)");
+    return NULL;
+  }
+  rmmjs_status status = api->stream_check_device((rmmjs_stream)handle, device);
+  napi_value result, status_value, message;
+  napi_create_array_with_length(env, 2, &result);
+  napi_create_int32(env, status, &status_value);
+  napi_create_string_utf8(env, status == RMMJS_OK ? "" : api->error_message(), NAPI_AUTO_LENGTH, &message);
+  napi_set_element(env, result, 0, status_value);
+  napi_set_element(env, result, 1, message);
+  return result;
+}
+#endif
+
 NAPI_MODULE_INIT() {
   char version[32];
   napi_value built_against;
@@ -267,6 +290,12 @@ NAPI_MODULE_INIT() {
       {"driverLayout", NULL, driver_layout, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof(probes) / sizeof(probes[0]), probes);
+#endif
+#if CONSUMER_ABI_MINOR >= 3
+  napi_property_descriptor checks[] = {
+      {"streamCheckDevice", NULL, stream_check_device, NULL, NULL, NULL, napi_default, NULL},
+  };
+  napi_define_properties(env, exports, sizeof(checks) / sizeof(checks[0]), checks);
 #endif
   napi_property_descriptor properties[] = {
       {"init", NULL, init, NULL, NULL, NULL, napi_default, NULL},

@@ -25,8 +25,9 @@ const DB = `${core}:DeviceBuffer`;
 /** Kinds an operation that allocates or frees through the buffer's resource may fail with. */
 function allocating(call, address) {
   call.allow('oom');
-  // With CUDA, a stream of another device than the buffer's (after cuda.setDevice) fails in the driver.
-  if (call.world.backend !== 'host') call.allow('cuda');
+  // With CUDA, a stream of another device than the buffer's (after cuda.setDevice) fails in the
+  // driver, or a stream-ordered resource refuses it first (ERR_INVALID_ARG_VALUE).
+  if (call.world.backend !== 'host') call.allow('cuda', ...(call.world.devices > 1 ? ['value'] : []));
   if (call.world.counting.reachesJs(address))
     call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'wrongThread', 'cuda');
 }

@@ -1,7 +1,18 @@
 // Every resource class: construction with hostile arguments, allocate/deallocate (double, foreign,
 // interior and wild frees), isEqual, device, upstream, dispose, and each class's own methods.
 import fc from 'fast-check';
-import { Call, FuzzFailure, boolean, options, resource, size, sizeOption, stream, string } from '../params.js';
+import {
+  Call,
+  FuzzFailure,
+  boolean,
+  options,
+  resource,
+  size,
+  sizeOption,
+  stream,
+  streamOfDevice,
+  string,
+} from '../params.js';
 import * as V from '../values.js';
 import { behaviours, callbackFunction, failureCallbackFunction } from './callbacks.js';
 import { isToken, token as tokenDescriptor, tokenArg } from '../tokens.js';
@@ -361,6 +372,7 @@ export default function resourceModels() {
         const nbytes = call.value(n);
         size(call, nbytes);
         const streamArg = stream(call, s);
+        if (!entry.disposed) streamOfDevice(call, streamArg, entry.mr.device);
         call.allow('oom');
         if (world.counting.reachesJs(entry.address))
           call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'wrongThread');
@@ -442,6 +454,7 @@ export default function resourceModels() {
             break;
         }
         const streamArg = stream(call, s);
+        if (!entry.disposed) streamOfDevice(call, streamArg, entry.mr.device);
         if (world.counting.reachesJs(entry.address))
           call.allow('hostile', 'type', 'range', 'logic', 'disposed', 'value', 'wrongThread', 'cuda');
         if (call.required.has('logic') || call.allowed.has('logic')) call.allow('cuda');
