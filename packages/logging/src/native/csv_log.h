@@ -1,12 +1,14 @@
 // The file a LoggingResourceAdaptor writes: RMM's CSV log (the header
-// "Thread,Time,Action,Pointer,Size,Stream", then one row per event).
+// "Thread,Time,Action,Pointer,Size,Stream", then one row per event, csv_rows.h).
 //
 // Logging is on every allocation's path, so an event costs the allocating thread only a clock
-// read and a copy of a fixed-size record under a spin lock, into 64 KiB chunks. Full chunks are
-// turned into text and written by a background thread (background_writer.h), in the order they
-// filled; a thread whose log has too many chunks waiting writes them itself. flush() writes
-// everything buffered, and every open log is written out when the process exits normally.
+// read and a 40-byte record copied under a spin lock into 64 KiB chunks. Full chunks are turned
+// into text and written by a background thread (background_writer.h), in the order they filled;
+// a thread whose log has too many chunks waiting writes them itself. flush() writes everything
+// buffered, and every open log is written out when the process exits normally.
 #pragma once
+
+#include <time.h>
 
 #include <atomic>
 #include <cstddef>
@@ -17,23 +19,12 @@
 #include <string>
 #include <vector>
 
+#include "csv_rows.h"
 #include "rmmjs/abi.h"
 #include "rmmjs/log_format.hpp"
 #include "rmmjs/spin_lock.hpp"
 
 namespace rmmjs {
-
-enum class LogAction : uint8_t { kAllocate, kAllocateFailure, kFree };
-
-// One row, as recorded on the allocating thread.
-struct LogEvent {
-  log_format::Timestamp time;
-  uint64_t thread;
-  const void* pointer;
-  size_t size;
-  rmmjs_stream stream;
-  LogAction action;
-};
 
 class CsvLog : public std::enable_shared_from_this<CsvLog> {
  public:
@@ -45,7 +36,34 @@ class CsvLog : public std::enable_shared_from_this<CsvLog> {
   CsvLog& operator=(const CsvLog&) = delete;
 
   // Records one event (now, on this thread); never fails: an error is reported by Flush.
-  void Record(LogAction action, const void* pointer, size_t size, rmmjs_stream stream);
+  void Record(LogAction action, const void* pointer, size_t size, rmmjs_stream stream) {
+    timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    const LogEvent event{static_cast<int64_t>(now.tv_sec) * 1000000 + now.tv_nsec / 1000,
+                         pointer,
+                         size,
+                         stream,
+                         static_cast<uint32_t>(log_format::ThreadId()),
+                         action};
+    bool recorded = false;
+    {
+      std::lock_guard<SpinLock> lock(append_lock_);
+      if (current_.used < kEventsPerChunk) {
+        current_.events[current_.used++] = event;
+        // The chunk was last read by the writer's core: asking for the lines ahead now keeps the
+        // next events' copies (and the lock's barrier, which waits for them) from waiting on it.
+        if (current_.used + kPrefetchAhead < kEventsPerChunk) {
+          __builtin_prefetch(&current_.events[current_.used + kPrefetchAhead], 1);
+        }
+        recorded = true;
+      }
+    }
+    if (!recorded) {
+      RecordInNewChunk(event);
+    } else if (auto_flush_) {
+      WriteBuffered();
+    }
+  }
   // Writes everything recorded; RMMJS_ERR_LOGIC when a write failed since the last Flush.
   rmmjs_status Flush();
   // Writes everything recorded and closes the file; later events are dropped.
@@ -62,10 +80,13 @@ class CsvLog : public std::enable_shared_from_this<CsvLog> {
     size_t used = 0;
   };
   static constexpr size_t kEventsPerChunk = 64 * 1024 / sizeof(LogEvent);
+  static constexpr size_t kPrefetchAhead = 8;  // events: 5 cache lines
   // Chunks waiting for the background writer before an allocating thread writes them itself.
   static constexpr size_t kMaxWaitingChunks = 64;
 
   CsvLog(std::string path, int fd, bool auto_flush);
+  // Record's path when the current chunk is full: the next chunk, and the writer told.
+  void RecordInNewChunk(const LogEvent& event);
   // A chunk from spare_ or a new one (no events array when out of host memory).
   Chunk NewChunkLocked();
   void NoteError(int error);
@@ -75,17 +96,19 @@ class CsvLog : public std::enable_shared_from_this<CsvLog> {
   void WriteAll(const char* data, size_t length);
 
   const std::string path_;
-  int fd_;
+  const int fd_;
   const bool auto_flush_;
 
-  SpinLock append_lock_;  // guards current_, full_, spare_
+  // What every event touches, on a cache line of its own.
+  alignas(64) SpinLock append_lock_;  // guards current_, full_, spare_, queued_
   Chunk current_;
   std::deque<Chunk> full_;
   std::vector<Chunk> spare_;
+  bool queued_ = false;  // the background writer has been asked to write full_ and has not found it empty
 
-  std::mutex file_mutex_;  // one writer at a time, so chunks reach the file in order; guards below
+  alignas(64) std::mutex file_mutex_;  // one writer at a time, so chunks reach the file in order; guards below
   bool closed_ = false;
-  log_format::TimeOfDay time_of_day_;
+  CsvRows rows_;
   std::vector<char> text_;
   std::atomic<int> error_{0};  // errno of the first failure since the last Flush
 };
