@@ -91,6 +91,15 @@ CsvLog::Chunk CsvLog::NewChunkLocked() {
   return Chunk{std::unique_ptr<LogEvent[]>(new (std::nothrow) LogEvent[kEventsPerChunk]), 0};
 }
 
+bool CsvLog::PushFullLocked() {
+  try {
+    full_.push_back(std::move(current_));
+    return true;
+  } catch (const std::bad_alloc&) {
+    return false;  // nothing moved (push_back's strong guarantee)
+  }
+}
+
 void CsvLog::NoteError(int error) {
   int none = 0;
   error_.compare_exchange_strong(none, error);
@@ -103,14 +112,8 @@ void CsvLog::RecordInNewChunk(const LogEvent& event) {
     std::lock_guard<SpinLock> lock(append_lock_);
     if (current_.used == kEventsPerChunk) {  // else another thread has begun the next chunk
       Chunk next = NewChunkLocked();
-      if (!next.events) {
+      if (!next.events || !PushFullLocked()) {
         NoteError(ENOMEM);  // the event is lost; Flush reports it
-        return;
-      }
-      try {
-        full_.push_back(std::move(current_));  // on failure nothing moved (the strong guarantee)
-      } catch (const std::bad_alloc&) {
-        NoteError(ENOMEM);
         return;
       }
       current_ = std::move(next);
@@ -147,8 +150,7 @@ void CsvLog::WriteBuffered() {
     std::lock_guard<SpinLock> append(append_lock_);
     if (current_.used > 0) {
       Chunk next = NewChunkLocked();
-      if (next.events) {
-        full_.push_back(std::move(current_));
+      if (next.events && PushFullLocked()) {
         current_ = std::move(next);
       } else {
         write_in_place = true;
@@ -180,7 +182,11 @@ void CsvLog::WriteFullChunksLocked() {
     WriteChunk(chunk);
     chunk.used = 0;
     std::lock_guard<SpinLock> lock(append_lock_);
-    spare_.push_back(std::move(chunk));
+    try {
+      spare_.push_back(std::move(chunk));
+    } catch (const std::bad_alloc&) {
+      // out of host memory: the chunk is freed instead of kept for reuse
+    }
   }
 }
 

@@ -89,6 +89,8 @@ class CsvLog : public std::enable_shared_from_this<CsvLog> {
   void RecordInNewChunk(const LogEvent& event);
   // A chunk from spare_ or a new one (no events array when out of host memory).
   Chunk NewChunkLocked();
+  // Moves current_ to full_; false (current_ untouched) when out of host memory.
+  bool PushFullLocked();
   void NoteError(int error);
   // With file_mutex_ held: the full chunks as text, oldest first.
   void WriteFullChunksLocked();
