@@ -39,19 +39,23 @@ class CsvLog : public std::enable_shared_from_this<CsvLog> {
   void Record(LogAction action, const void* pointer, size_t size, rmmjs_stream stream) {
     timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    const LogEvent event{static_cast<int64_t>(now.tv_sec) * 1000000 + now.tv_nsec / 1000,
-                         pointer,
-                         size,
-                         stream,
-                         static_cast<uint32_t>(log_format::ThreadId()),
-                         action};
+    const int64_t micros = static_cast<int64_t>(now.tv_sec) * 1000000 + now.tv_nsec / 1000;
+    const auto thread = static_cast<uint32_t>(log_format::ThreadId());
     bool recorded = false;
     {
       std::lock_guard<SpinLock> lock(append_lock_);
       if (current_.used < kEventsPerChunk) {
-        current_.events[current_.used++] = event;
+        // Field by field: a record built aside and copied would be read back in 16-byte pieces
+        // that the CPU cannot forward from the 8-byte stores that wrote it.
+        LogEvent& event = current_.events[current_.used++];
+        event.micros = micros;
+        event.pointer = pointer;
+        event.size = size;
+        event.stream = stream;
+        event.thread = thread;
+        event.action = action;
         // The chunk was last read by the writer's core: asking for the lines ahead now keeps the
-        // next events' copies (and the lock's barrier, which waits for them) from waiting on it.
+        // next events' stores (and the lock's barrier, which waits for them) from waiting on it.
         if (current_.used + kPrefetchAhead < kEventsPerChunk) {
           __builtin_prefetch(&current_.events[current_.used + kPrefetchAhead], 1);
         }
@@ -59,7 +63,7 @@ class CsvLog : public std::enable_shared_from_this<CsvLog> {
       }
     }
     if (!recorded) {
-      RecordInNewChunk(event);
+      RecordInNewChunk(LogEvent{micros, pointer, size, stream, thread, action});
     } else if (auto_flush_) {
       WriteBuffered();
     }
