@@ -1,6 +1,9 @@
 #include "csv_log.h"
 
 #include <fcntl.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +17,16 @@
 #include "rmmjs/status.hpp"
 
 namespace rmmjs {
+
+#if defined(__x86_64__)
+const bool kCpuHasPrefetchW = [] {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx) && (ecx & bit_PRFCHW) != 0;
+}();
+#else
+const bool kCpuHasPrefetchW = false;
+#endif
+
 namespace {
 
 constexpr char kHeader[] = "Thread,Time,Action,Pointer,Size,Stream\n";
