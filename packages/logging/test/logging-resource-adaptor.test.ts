@@ -181,6 +181,53 @@ describe('LoggingResourceAdaptor', () => {
     expect(replayProblems(events)).toEqual([]);
   });
 
+  it('pointers, sizes and streams of every length: as printf writes them', () => {
+    const pointers = [0x100n, 0xf00n, 0x1000n, 0xabcdef00n, 0x100000000n, 0x7ffff7a3c100n, 0xffffffffffffff00n];
+    const sizes = [1, 9, 10, 99, 100, 65535, 4294967295, 4294967296, 123456789012345, Number.MAX_SAFE_INTEGER];
+    const streams = [0x3n, 0xfn, 0x10n, 0xdeadbeefn, 0x123456789n, 0xfedcba9876543210n, 0xffffffffffffffffn];
+    let next = 0;
+    const upstream = new CallbackMemoryResource(
+      () => pointers[next++ % pointers.length],
+      () => {},
+    );
+    const mr = new LoggingResourceAdaptor(upstream, { logFileName: file });
+    const expected: string[] = [];
+    for (let i = 0; i < 70; i++) {
+      const size = sizes[i % sizes.length];
+      const stream = Stream.fromHandle(streams[i % streams.length]);
+      const ptr = mr.allocate(size, stream);
+      mr.deallocate(ptr, size, stream);
+      const fields = `${hex(ptr)},${size},${stream.handle.toString(16)}`;
+      expected.push(`allocate,${fields}`, `free,${fields}`);
+    }
+    mr.flush();
+    const rows = read().split('\n').slice(1, -1);
+    expect(rows.map((row) => row.split(',').slice(2).join(','))).toEqual(expected);
+    expect(rows.every((row) => row.startsWith(`${thread},`))).toBe(true);
+  });
+
+  it("the time is the local time of day of the event, to the microsecond (spdlog's %H:%M:%S.%f)", () => {
+    const mr = new LoggingResourceAdaptor(base(), { logFileName: file });
+    const before = new Date();
+    mr.deallocate(mr.allocate(64), 64);
+    const after = new Date();
+    mr.flush();
+    const micros = (date: Date) =>
+      ((date.getHours() * 60 + date.getMinutes()) * 60 + date.getSeconds()) * 1e6 + date.getMilliseconds() * 1000;
+    const times = parseLog(read()).map((e) => {
+      const [hours, minutes, seconds] = e.time.split(':').map(Number);
+      return Math.round(((hours * 60 + minutes) * 60 + seconds) * 1e6);
+    });
+    expect(times).toHaveLength(2);
+    if (before.getDate() !== after.getDate()) return; // midnight passed: the times of day wrap
+    // Date has milliseconds: the rows lie within [before, after + 1 ms), in order.
+    for (const time of times) {
+      expect(time).toBeGreaterThanOrEqual(micros(before));
+      expect(time).toBeLessThan(micros(after) + 1000);
+    }
+    expect(times[1]).toBeGreaterThanOrEqual(times[0]);
+  });
+
   it('an allocation of 0 bytes gives 0n and never reaches the adaptor: no row', () => {
     const mr = new LoggingResourceAdaptor(base(), { logFileName: file });
     expect(mr.allocate(0)).toBe(0n);

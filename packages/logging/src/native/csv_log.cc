@@ -1,6 +1,9 @@
 #include "csv_log.h"
 
 #include <fcntl.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,12 +17,19 @@
 #include "rmmjs/status.hpp"
 
 namespace rmmjs {
+
+#if defined(__x86_64__)
+const bool kCpuHasPrefetchW = [] {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx) && (ecx & bit_PRFCHW) != 0;
+}();
+#else
+const bool kCpuHasPrefetchW = false;
+#endif
+
 namespace {
 
-namespace fmt = log_format;
-
 constexpr char kHeader[] = "Thread,Time,Action,Pointer,Size,Stream\n";
-constexpr size_t kMaxRowLength = 128;  // 20 + 15 + 16 + 18 + 20 + 16 characters and 6 separators at most
 
 // The open logs, written out by an atexit handler: a log whose adaptor is still referenced when
 // the process exits (the current device resource, say) loses no rows. Never destroyed.
@@ -39,40 +49,6 @@ OpenLogs& TheOpenLogs() {
     return logs;
   }();
   return *open_logs;
-}
-
-const char* ActionName(LogAction action, size_t* length) {
-  switch (action) {
-    case LogAction::kAllocate:
-      *length = 8;
-      return "allocate";
-    case LogAction::kAllocateFailure:
-      *length = 16;
-      return "allocate failure";
-    case LogAction::kFree:
-    default:
-      *length = 4;
-      return "free";
-  }
-}
-
-// RMM's row, "%t,%H:%M:%S.%f,<action>,%p,%zu,<stream in hex>\n".
-char* AppendRow(char* out, const LogEvent& event, fmt::TimeOfDay& time_of_day) {
-  out = fmt::AppendDecimal(out, event.thread);
-  *out++ = ',';
-  out = time_of_day.Append(out, event.time, '.');
-  *out++ = ',';
-  size_t length = 0;
-  const char* action = ActionName(event.action, &length);
-  out = fmt::AppendText(out, action, length);
-  *out++ = ',';
-  out = fmt::AppendPointer(out, event.pointer);
-  *out++ = ',';
-  out = fmt::AppendDecimal(out, event.size);
-  *out++ = ',';
-  out = fmt::AppendHex(out, event.stream);
-  *out++ = '\n';
-  return out;
 }
 
 }  // namespace
@@ -98,7 +74,7 @@ CsvLog::CsvLog(std::string path, int fd, bool auto_flush)
       fd_(fd),
       auto_flush_(auto_flush),
       current_{std::unique_ptr<LogEvent[]>(new LogEvent[kEventsPerChunk]), 0} {
-  text_.resize(kEventsPerChunk * kMaxRowLength);
+  text_.resize(kEventsPerChunk * CsvRows::kMaxRowLength);
   OpenLogs& open = TheOpenLogs();
   std::lock_guard<std::mutex> lock(open.mutex);
   open.logs.insert(this);
@@ -128,33 +104,43 @@ CsvLog::Chunk CsvLog::NewChunkLocked() {
   return Chunk{std::unique_ptr<LogEvent[]>(new (std::nothrow) LogEvent[kEventsPerChunk]), 0};
 }
 
+bool CsvLog::PushFullLocked() {
+  try {
+    full_.push_back(std::move(current_));
+    return true;
+  } catch (const std::bad_alloc&) {
+    return false;  // nothing moved (push_back's strong guarantee)
+  }
+}
+
 void CsvLog::NoteError(int error) {
   int none = 0;
   error_.compare_exchange_strong(none, error);
 }
 
-void CsvLog::Record(LogAction action, const void* pointer, size_t size, rmmjs_stream stream) {
-  const LogEvent event{fmt::Timestamp::Now(), fmt::ThreadId(), pointer, size, stream, action};
+void CsvLog::RecordInNewChunk(const LogEvent& event) {
   size_t waiting = 0;
+  bool wake = false;
   {
     std::lock_guard<SpinLock> lock(append_lock_);
-    if (current_.used == kEventsPerChunk) {
+    if (current_.used == kEventsPerChunk) {  // else another thread has begun the next chunk
       Chunk next = NewChunkLocked();
-      if (!next.events) {
+      if (!next.events || !PushFullLocked()) {
         NoteError(ENOMEM);  // the event is lost; Flush reports it
         return;
       }
-      full_.push_back(std::move(current_));
       current_ = std::move(next);
       waiting = full_.size();
+      wake = !queued_;
+      queued_ = true;
     }
     current_.events[current_.used++] = event;
   }
   if (auto_flush_) {
     WriteBuffered();
   } else if (waiting > 0) {
-    // A chunk filled: the background writer writes it, unless too many wait (or there is no writer).
-    if (waiting > kMaxWaitingChunks || !WakeBackgroundWriter(shared_from_this())) WriteFullChunks();
+    // The background writer writes the full chunks, unless too many wait (or there is no writer).
+    if (waiting > kMaxWaitingChunks || (wake && !WakeBackgroundWriter(shared_from_this()))) WriteFullChunks();
   }
 }
 
@@ -177,8 +163,7 @@ void CsvLog::WriteBuffered() {
     std::lock_guard<SpinLock> append(append_lock_);
     if (current_.used > 0) {
       Chunk next = NewChunkLocked();
-      if (next.events) {
-        full_.push_back(std::move(current_));
+      if (next.events && PushFullLocked()) {
         current_ = std::move(next);
       } else {
         write_in_place = true;
@@ -200,21 +185,28 @@ void CsvLog::WriteFullChunksLocked() {
     Chunk chunk;
     {
       std::lock_guard<SpinLock> lock(append_lock_);
-      if (full_.empty()) return;
+      if (full_.empty()) {
+        queued_ = false;  // a chunk that fills from now on asks the writer again
+        return;
+      }
       chunk = std::move(full_.front());
       full_.pop_front();
     }
     WriteChunk(chunk);
     chunk.used = 0;
     std::lock_guard<SpinLock> lock(append_lock_);
-    spare_.push_back(std::move(chunk));
+    try {
+      spare_.push_back(std::move(chunk));
+    } catch (const std::bad_alloc&) {
+      // out of host memory: the chunk is freed instead of kept for reuse
+    }
   }
 }
 
 void CsvLog::WriteChunk(const Chunk& chunk) {
   if (closed_) return;
   char* end = text_.data();
-  for (size_t i = 0; i < chunk.used; i++) end = AppendRow(end, chunk.events[i], time_of_day_);
+  for (size_t i = 0; i < chunk.used; i++) end = rows_.Append(end, chunk.events[i]);
   WriteAll(text_.data(), static_cast<size_t>(end - text_.data()));
 }
 
