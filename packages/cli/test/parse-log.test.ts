@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DeviceBuffer, getCurrentDeviceResource, Stream } from '@rmmjs/core';
 import { LoggingResourceAdaptor } from '@rmmjs/logging';
 import { thrown } from '@rmmjs/test-helpers';
-import { Action, LogFormatError, parseLog, readLog } from '@rmmjs/cli';
+import { Action, LogFormatError, parseLog, readLog, summarizeLog } from '@rmmjs/cli';
 import { fixture } from './run-cli.js';
 
 const HEADER = 'Thread,Time,Action,Pointer,Size,Stream';
@@ -68,6 +68,20 @@ describe('parseLog', () => {
     expect(log.threads).toHaveLength(1);
     expect([log.peakBytes, log.live.length]).toEqual([4000, 0]);
     stream[Symbol.dispose]();
+  });
+
+  it('takes rows of threads that raced a little out of time order, and replays them', () => {
+    // A logger reads the clock before it takes its lock: the second row may be earlier.
+    const text = [
+      HEADER,
+      '7,10:00:00.000002,allocate,0x7f0000000000,256,0x0',
+      '8,10:00:00.000001,allocate,0x7f0000000100,512,0x0',
+      '7,10:00:00.000003,free,0x7f0000000000,256,0x0',
+      '8,10:00:00.000004,free,0x7f0000000100,512,0x0',
+    ].join('\n');
+    const log = parseLog(text);
+    expect([...log.time]).toEqual([0, -1, 1, 2]);
+    expect(summarizeLog(log)).toMatchObject({ allocations: 2, frees: 2, peakBytes: 768 });
   });
 
   it('takes columns by name, in any order, with extra columns, CRLF line ends and blank lines', () => {
