@@ -47,18 +47,18 @@ void SuperblockSet::AddEmpty(char* start, std::size_t size) {
 Block* SuperblockSet::Allocate(std::size_t size) {
   auto fit = by_size_.lower_bound(BySize::Key{size, nullptr});
   if (fit == by_size_.end()) return nullptr;
-  return TakeFront(*fit, size);
+  return TakeFront(fit->block, size);
 }
 
 Superblock* SuperblockSet::BestFitSuperblock(std::size_t size) const {
   auto fit = by_size_.lower_bound(BySize::Key{size, nullptr});
-  return fit == by_size_.end() ? nullptr : (*fit)->superblock;
+  return fit == by_size_.end() ? nullptr : fit->block->superblock;
 }
 
 Block* SuperblockSet::AllocateSplitting(std::size_t size) {
   auto fit = by_size_.lower_bound(BySize::Key{size, nullptr});
   if (fit == by_size_.end()) return nullptr;
-  Block* block = *fit;
+  Block* block = fit->block;
   if (IsEmpty(block->superblock) && block->size >= size + kMinimumSuperblockSize) {
     SplitEmpty(block->superblock, size);  // block is now the head, of exactly `size` bytes
   }
@@ -203,7 +203,7 @@ Block* SuperblockSet::NewBlock() {
   auto block = std::make_unique<Block>();
   // A record owns its index entry from the start: a node handle comes only out of a set.
   FreeBySize scratch;
-  scratch.insert(block.get());
+  scratch.insert(SizeEntry{0, nullptr, block.get()});
   block->node = scratch.extract(scratch.begin());
   return block.release();
 }
@@ -270,6 +270,8 @@ void SuperblockSet::Unchain(Block* block) {
 }
 
 void SuperblockSet::Index(Block* block) {
+  block->node.value().size = block->size;
+  block->node.value().start = block->start;
   block->by_size = by_size_.insert(std::move(block->node)).position;
   block->free = true;
 }
@@ -282,19 +284,21 @@ void SuperblockSet::Unindex(Block* block) {
 // Gives a free block a new start and size; its index entry stays in place when that keeps the
 // index's order.
 void SuperblockSet::Rekey(Block* block, char* start, std::size_t size) {
-  const BySize::Key key{size, start};
   auto entry = block->by_size;
   auto next = std::next(entry);
-  bool before_next = next == by_size_.end() || BySize::Less(key, BySize::KeyOf(*next));
-  bool after_previous = entry == by_size_.begin() || BySize::Less(BySize::KeyOf(*std::prev(entry)), key);
+  block->start = start;
+  block->size = size;
+  bool before_next = next == by_size_.end() || BySize::Less(size, start, next->size, next->start);
+  bool after_previous =
+      entry == by_size_.begin() || BySize::Less(std::prev(entry)->size, std::prev(entry)->start, size, start);
   if (before_next && after_previous) {
-    block->start = start;
-    block->size = size;
+    entry->size = size;
+    entry->start = start;
     return;
   }
   auto node = by_size_.extract(entry);
-  block->start = start;
-  block->size = size;
+  node.value().size = size;
+  node.value().start = start;
   block->by_size = by_size_.insert(std::move(node)).position;
 }
 

@@ -37,6 +37,13 @@ struct SuperblockStats {
 struct Block;
 class SuperblockSet;
 
+// A free block's entry in its set's index, with the key inline (a search reads no record).
+struct SizeEntry {
+  mutable std::size_t size;
+  mutable const char* start;
+  Block* block;
+};
+
 // Orders free blocks by (size, start): best fit is a lower_bound.
 struct BySize {
   using is_transparent = void;
@@ -44,14 +51,14 @@ struct BySize {
     std::size_t size;
     const char* start;
   };
-  static bool Less(const Key& a, const Key& b) { return a.size < b.size || (a.size == b.size && a.start < b.start); }
-  static Key KeyOf(const Block* block);
-  bool operator()(const Block* a, const Block* b) const { return Less(KeyOf(a), KeyOf(b)); }
-  bool operator()(const Block* a, const Key& b) const { return Less(KeyOf(a), b); }
-  bool operator()(const Key& a, const Block* b) const { return Less(a, KeyOf(b)); }
+  static bool Less(std::size_t a_size, const char* a_start, std::size_t b_size, const char* b_start) {
+    return a_size < b_size || (a_size == b_size && a_start < b_start);
+  }
+  bool operator()(const SizeEntry& a, const SizeEntry& b) const { return Less(a.size, a.start, b.size, b.start); }
+  bool operator()(const SizeEntry& a, const Key& b) const { return Less(a.size, a.start, b.size, b.start); }
+  bool operator()(const Key& a, const SizeEntry& b) const { return Less(a.size, a.start, b.size, b.start); }
 };
-// Named while Block is still incomplete, as libstdc++ and libc++ allow for node-based containers.
-using FreeBySize = std::set<Block*, BySize>;
+using FreeBySize = std::set<SizeEntry, BySize>;
 
 struct Superblock {
   char* start = nullptr;
@@ -80,8 +87,6 @@ struct Block {
   FreeBySize::iterator by_size;  // while free: its entry in its set's index
   FreeBySize::node_type node;    // while handed out: that entry, kept for when it is freed
 };
-
-inline BySize::Key BySize::KeyOf(const Block* block) { return {block->size, block->start}; }
 
 class SuperblockSet {
  public:
