@@ -76,10 +76,7 @@ Block* GlobalArena::Allocate(std::size_t size, FreedOn* freed_on) {
 
 FreeResult GlobalArena::Free(Block* block, const FreedOn& freed_on) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Superblock* holder = block->superblock;  // the record may merge into a neighbour's
-  FreeResult result = superblocks_.Free(block, &freed_on);
-  if (result == FreeResult::kFreed && SuperblockSet::IsEmpty(holder)) superblocks_.CoalesceEmpty(holder);
-  return result;
+  return superblocks_.FreeCoalescing(block, freed_on);
 }
 
 FreeResult GlobalArena::Check(const Block* block) {

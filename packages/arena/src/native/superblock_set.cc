@@ -60,7 +60,10 @@ Block* SuperblockSet::AllocateSplitting(std::size_t size) {
   if (fit == by_size_.end()) return nullptr;
   Block* block = fit->block;
   if (IsEmpty(block->superblock) && block->size >= size + kMinimumSuperblockSize) {
-    SplitEmpty(block->superblock, size);  // block is now the head, of exactly `size` bytes
+    CutTail(block->superblock, size);
+    Unindex(block);
+    block->size = size;
+    return block;
   }
   return TakeFront(block, size);
 }
@@ -117,12 +120,53 @@ FreeResult SuperblockSet::Free(Block* block, const FreedOn* freed_on) {
   return FreeResult::kFreed;
 }
 
+FreeResult SuperblockSet::FreeCoalescing(Block* block, const FreedOn& freed_on) {
+  Superblock* superblock = block->superblock;  // the record may merge into a neighbour's
+  if (block->previous != nullptr || block->next != nullptr) {
+    FreeResult result = Free(block, &freed_on);
+    if (result == FreeResult::kFreed && IsEmpty(superblock)) CoalesceEmpty(superblock);
+    return result;
+  }
+  FreeResult result = Check(block);
+  if (result != FreeResult::kFreed) return result;
+  Superblock* previous = superblock->previous_in_arena;
+  Superblock* next = superblock->next_in_arena;
+  bool merge_previous =
+      previous != nullptr && previous->owner.load(std::memory_order_relaxed) == this && IsEmpty(previous);
+  bool merge_next = next != nullptr && next->owner.load(std::memory_order_relaxed) == this && IsEmpty(next);
+  superblock->freed_on.Merge(freed_on);  // what can fail, first
+  if (merge_next) superblock->freed_on.Merge(next->freed_on);
+  if (merge_previous) previous->freed_on.Merge(superblock->freed_on);
+  if (merge_next) {
+    Unindex(next->first);
+    superblock->size += next->size;
+    Drop(superblock, next);
+  }
+  if (merge_previous) {
+    previous->size += superblock->size;
+    Rekey(previous->first, previous->start, previous->size);
+    Drop(previous, superblock);
+  } else {
+    block->size = superblock->size;
+    Index(block);
+  }
+  return FreeResult::kFreed;
+}
+
 FreeResult SuperblockSet::Check(const Block* block) const {
   if (!Holds(block)) return FreeResult::kNotHere;
   return block->free ? FreeResult::kNotAllocated : FreeResult::kFreed;
 }
 
 Superblock* SuperblockSet::SplitEmpty(Superblock* superblock, std::size_t head_size) {
+  CutTail(superblock, head_size);
+  Rekey(superblock->first, superblock->start, head_size);
+  return superblock;
+}
+
+// Makes the range after `head_size` of an empty superblock a superblock of its own, with one free
+// block. The head's block keeps its size and index entry: the caller changes them.
+void SuperblockSet::CutTail(Superblock* superblock, std::size_t head_size) {
   // Everything that can fail, first.
   Superblock* tail = NewSuperblock();
   Block* tail_block = nullptr;
@@ -142,10 +186,8 @@ Superblock* SuperblockSet::SplitEmpty(Superblock* superblock, std::size_t head_s
   if (superblock->next_in_arena != nullptr) superblock->next_in_arena->previous_in_arena = tail;
   superblock->next_in_arena = tail;
   superblock->size = head_size;
-  Rekey(superblock->first, superblock->start, head_size);
   Link(tail);
   Index(tail_block);
-  return superblock;
 }
 
 Superblock* SuperblockSet::CoalesceEmpty(Superblock* superblock) {
@@ -164,14 +206,19 @@ Superblock* SuperblockSet::CoalesceEmpty(Superblock* superblock) {
 // Merges the empty superblock `upper` into the empty superblock `lower` right before it.
 void SuperblockSet::Absorb(Superblock* lower, Superblock* upper) {
   lower->freed_on.Merge(upper->freed_on);  // before any change
-  Block* upper_block = upper->first;
-  Unindex(upper_block);
+  Unindex(upper->first);
   lower->size += upper->size;
   Rekey(lower->first, lower->start, lower->size);
+  Drop(lower, upper);
+}
+
+// Takes `upper`, merged into `lower` right before it, out of the arena's and the set's lists, and
+// recycles it with its block (no longer indexed).
+void SuperblockSet::Drop(Superblock* lower, Superblock* upper) {
   lower->next_in_arena = upper->next_in_arena;
   if (upper->next_in_arena != nullptr) upper->next_in_arena->previous_in_arena = lower;
   Unlink(upper);
-  Recycle(upper_block);
+  Recycle(upper->first);
   Recycle(upper);
 }
 

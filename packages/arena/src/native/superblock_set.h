@@ -123,6 +123,10 @@ class SuperblockSet {
   // may throw std::bad_alloc, changing nothing).
   FreeResult Free(Block* block, const FreedOn* freed_on = nullptr);
 
+  // Free for the global arena: an empty superblock is then merged with its empty neighbours, as
+  // CoalesceEmpty (a block that was its superblock's only one is indexed once, merged).
+  FreeResult FreeCoalescing(Block* block, const FreedOn& freed_on);
+
   // What Free would answer, changing nothing.
   FreeResult Check(const Block* block) const;
 
@@ -158,7 +162,9 @@ class SuperblockSet {
   void Unindex(Block* block);         // now handed out
   void Rekey(Block* block, char* start, std::size_t size);
   Block* TakeFront(Block* block, std::size_t size);
+  void CutTail(Superblock* superblock, std::size_t head_size);
   void Absorb(Superblock* lower, Superblock* upper);
+  void Drop(Superblock* lower, Superblock* upper);
 
   FreeBySize by_size_;
   Superblock* first_ = nullptr;
