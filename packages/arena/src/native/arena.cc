@@ -8,13 +8,13 @@
 
 namespace rmmjs::arena {
 
-rmmjs_status Arena::Allocate(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out) {
+rmmjs_status Arena::Allocate(std::size_t size, const StreamKey& taker, rmmjs_stream stream, Block** out) {
   std::lock_guard<SpinLock> lock(lock_);
   if ((*out = TakeCached(size)) != nullptr) return RMMJS_OK;
   FlushCache();
   if ((*out = superblocks_.Allocate(size)) != nullptr) return RMMJS_OK;
   FreedOn freed_on;
-  char* superblock = global_.Acquire(size, superblocks_, &freed_on);
+  Superblock* superblock = global_.Acquire(size, superblocks_, &freed_on);
   if (superblock == nullptr) return RMMJS_OK;
   // Enqueued under the lock: the superblock's blocks are visible to this arena's other users.
   rmmjs_status status = freed_on.OrderBefore(taker, stream, device_);
@@ -26,11 +26,11 @@ rmmjs_status Arena::Allocate(std::size_t size, const StreamKey& taker, rmmjs_str
   return RMMJS_OK;
 }
 
-rmmjs_status Arena::Free(char* ptr, std::size_t size, rmmjs_stream stream, bool synchronized, FreeResult* result) {
+rmmjs_status Arena::Free(Block* block, rmmjs_stream stream, bool synchronized, FreeResult* result) {
   bool on_legacy_stream = IsLegacyDefaultStream(stream);
   bool pending = cuda_ && !synchronized;
   std::lock_guard<SpinLock> lock(lock_);
-  *result = CheckFree(ptr, size);
+  *result = CheckFree(block);
   if (*result != FreeResult::kFreed) return RMMJS_OK;
   // Recorded before the block can be seen here (an enqueue: it does not wait for the stream).
   if (pending && !on_legacy_stream) {
@@ -41,7 +41,7 @@ rmmjs_status Arena::Free(char* ptr, std::size_t size, rmmjs_stream stream, bool 
     }
   }
   if (cached_count_ == kCachedBlocks) FlushCache();
-  cached_[cached_count_++] = {ptr, size};
+  cached_[cached_count_++] = block;
   if (pending) (on_legacy_stream ? legacy_stream_frees_ : event_frees_) = true;
   return RMMJS_OK;
 }
@@ -60,28 +60,28 @@ rmmjs_status Arena::Clean() try {
   return FailOutOfHostMemory("ArenaMemoryResource");
 }
 
-char* Arena::TakeCached(std::size_t size) {
+Block* Arena::TakeCached(std::size_t size) {
   for (unsigned i = cached_count_; i-- > 0;) {
-    if (cached_[i].size == size) {
-      char* ptr = cached_[i].ptr;
+    if (cached_[i]->size == size) {
+      Block* block = cached_[i];
       cached_[i] = cached_[--cached_count_];
-      return ptr;
+      return block;
     }
   }
   return nullptr;
 }
 
-FreeResult Arena::CheckFree(char* ptr, std::size_t size) {
-  FreeResult result = superblocks_.Check(ptr, size);
+FreeResult Arena::CheckFree(const Block* block) {
+  FreeResult result = superblocks_.Check(block);
   if (result != FreeResult::kFreed) return result;
   for (unsigned i = 0; i < cached_count_; i++) {
-    if (cached_[i].ptr < ptr + size && ptr < cached_[i].ptr + cached_[i].size) return FreeResult::kNotAllocated;
+    if (cached_[i] == block) return FreeResult::kNotAllocated;
   }
   return FreeResult::kFreed;
 }
 
 void Arena::FlushCache() {
-  for (unsigned i = 0; i < cached_count_; i++) superblocks_.Free(cached_[i].ptr, cached_[i].size);
+  for (unsigned i = 0; i < cached_count_; i++) superblocks_.Free(cached_[i]);
   cached_count_ = 0;
 }
 

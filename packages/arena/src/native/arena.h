@@ -43,11 +43,11 @@ class alignas(64) Arena {
   // A block of `size` bytes (256-aligned, at most 1 MiB) for an allocation on `stream` (key
   // `taker`), acquiring a superblock from the global arena when none fits (`stream` is ordered
   // after the frees of it first); *out nullptr when the global arena has none either.
-  rmmjs_status Allocate(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out);
+  rmmjs_status Allocate(std::size_t size, const StreamKey& taker, rmmjs_stream stream, Block** out);
 
   // Frees a block this arena holds (*result kNotHere otherwise). `synchronized`: the caller
   // already synchronised `stream`, so the block needs no synchronisation before it moves on.
-  rmmjs_status Free(char* ptr, std::size_t size, rmmjs_stream stream, bool synchronized, FreeResult* result);
+  rmmjs_status Free(Block* block, rmmjs_stream stream, bool synchronized, FreeResult* result);
 
   // Returns every superblock to the global arena, freed on the streams of the frees made here.
   rmmjs_status Clean();
@@ -55,14 +55,10 @@ class alignas(64) Arena {
   const std::shared_ptr<StreamEvent>& event() const { return event_; }
 
  private:
-  struct CachedBlock {
-    char* ptr;
-    std::size_t size;
-  };
   static constexpr unsigned kCachedBlocks = 8;
 
-  char* TakeCached(std::size_t size);
-  FreeResult CheckFree(char* ptr, std::size_t size);
+  Block* TakeCached(std::size_t size);
+  FreeResult CheckFree(const Block* block);
   void FlushCache();
   rmmjs_status RecordFree(rmmjs_stream stream);  // with lock_ held
 
@@ -73,7 +69,7 @@ class alignas(64) Arena {
   const std::shared_ptr<StreamEvent> legacy_;
   SpinLock lock_;
   SuperblockSet superblocks_;
-  CachedBlock cached_[kCachedBlocks] = {};  // freed, not yet in superblocks_'s free blocks
+  Block* cached_[kCachedBlocks] = {};  // freed, not yet among superblocks_'s free blocks
   unsigned cached_count_ = 0;
   // Frees made here since the superblocks last left (guarded by lock_): on the legacy default
   // stream, and on the arena's own stream (event_ recorded).

@@ -109,47 +109,48 @@ rmmjs_status ArenaMemoryResourceImpl::Allocate(std::size_t bytes, rmmjs_stream s
   StreamKey taker;
   RMMJS_TRY(StreamKeyOf(stream, cuda_, &taker));
   RMMJS_TRY(MeetStream(taker, stream));
-  char* ptr = nullptr;
-  RMMJS_TRY(AllocateOnce(size, taker, stream, &ptr));
-  if (ptr != nullptr) return HandOut(ptr, size, stream, out);
+  Block* block = nullptr;
+  RMMJS_TRY(AllocateOnce(size, taker, stream, &block));
+  if (block != nullptr) return HandOut(block, stream, out);
   // RMM: every arena gives its superblocks back to the global arena, and one more try.
   RMMJS_TRY(Defragment());
-  RMMJS_TRY(AllocateOnce(size, taker, stream, &ptr));
-  if (ptr != nullptr) return HandOut(ptr, size, stream, out);
+  RMMJS_TRY(AllocateOnce(size, taker, stream, &block));
+  if (block != nullptr) return HandOut(block, stream, out);
   if (dump_log_on_failure_) DumpMemoryLog(size);
   return Fail(RMMJS_ERR_OUT_OF_MEMORY,
               "Maximum pool size exceeded (failed to allocate " + FormatBytes(size) + "): No room in arena.");
 }
 
 rmmjs_status ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, const StreamKey& taker, rmmjs_stream stream,
-                                                   char** out) {
+                                                   Block** out) {
   if (GlobalArena::Handles(size)) return AllocateLarge(size, taker, stream, out);
   return ArenaFor(ArenaKey(taker), true)->Allocate(size, taker, stream, out);
 }
 
 rmmjs_status ArenaMemoryResourceImpl::AllocateLarge(std::size_t size, const StreamKey& taker, rmmjs_stream stream,
-                                                    char** out) {
+                                                    Block** out) {
   FreedOn freed_on;
   *out = global_.Allocate(size, &freed_on);
   if (*out == nullptr || freed_on.empty()) return RMMJS_OK;
   rmmjs_status status = freed_on.OrderBefore(taker, stream, device_);
   if (status == RMMJS_OK) return RMMJS_OK;
-  global_.Free(*out, size, freed_on);  // back as it was
+  global_.Free(*out, freed_on);  // back as it was
   *out = nullptr;
   return status;
 }
 
-// Remembers a block handed out: a free must name one as it was handed out (RMM's checks find a
-// block whose range is free; a pointer inside a live block, or a live block with another size,
-// would put memory still in use back among the free blocks).
-rmmjs_status ArenaMemoryResourceImpl::HandOut(char* ptr, std::size_t size, rmmjs_stream stream, void** out) {
+// Remembers a block handed out, with its record: a free must name one as it was handed out (RMM's
+// checks find a block whose range is free; a pointer inside a live block, or a live block with
+// another size, would put memory still in use back among the free blocks), and the record leads
+// the free to the block's neighbours and to the arena that holds it.
+rmmjs_status ArenaMemoryResourceImpl::HandOut(Block* block, rmmjs_stream stream, void** out) {
   try {
-    handed_out_.Insert(ptr, size);
+    handed_out_.Insert(block->start, block);
   } catch (const std::bad_alloc&) {
-    Release(ptr, size, stream);
+    Release(block, stream);
     return Fail(RMMJS_ERR_OUT_OF_MEMORY, "ArenaMemoryResource: out of host memory");
   }
-  *out = ptr;
+  *out = block->start;
   return RMMJS_OK;
 }
 
@@ -158,37 +159,36 @@ rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t byte
   if (ptr == nullptr || bytes == 0) return RMMJS_OK;  // as RMM
   if (bytes > SIZE_MAX - RMMJS_ALLOCATION_ALIGNMENT) return AllocationNotFound(FreeResult::kNotHere);
   std::size_t size = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
-  std::size_t handed_out = 0;
-  if (!handed_out_.Take(ptr, &handed_out)) return AllocationNotFound(FreeResult::kNotHere);
-  // Back into the slot it just left (no allocation) when the block stays handed out.
-  if (handed_out != size) {
-    handed_out_.Insert(ptr, handed_out);
+  Block* block = nullptr;
+  if (!handed_out_.Take(ptr, &block)) return AllocationNotFound(FreeResult::kNotHere);
+  // Back into the slot it just left (no allocation) when the block stays handed out. A record
+  // handed out is ours alone (the table gave it to this call), so its size cannot change meanwhile.
+  if (block->size != size) {
+    handed_out_.Insert(ptr, block);
     return AllocationNotFound(FreeResult::kNotAllocated);
   }
-  rmmjs_status status = Release(ptr, size, stream);
-  if (status != RMMJS_OK) handed_out_.Insert(ptr, handed_out);
+  rmmjs_status status = Release(block, stream);
+  if (status != RMMJS_OK) handed_out_.Insert(ptr, block);
   return status;
 }
 
-rmmjs_status ArenaMemoryResourceImpl::Release(char* ptr, std::size_t size, rmmjs_stream stream) {
+rmmjs_status ArenaMemoryResourceImpl::Release(Block* block, rmmjs_stream stream) {
   StreamKey key;
   RMMJS_TRY(StreamKeyOf(stream, cuda_, &key));
   RMMJS_TRY(MeetStream(key, stream));
   bool synchronized = !cuda_;  // host mode: no work in flight
   FreeResult result = FreeResult::kNotHere;
-  if (GlobalArena::Handles(size)) {
+  if (GlobalArena::Handles(block->size)) {
     // A large block goes straight back to the global arena, carrying its stream's event (RMM
     // synchronises the stream first).
     FreedOn freed_on;
     RMMJS_TRY(FreedOnStream(key, stream, &freed_on, &synchronized));
-    result = global_.Free(ptr, size, freed_on);
+    result = global_.Free(block, freed_on);
   }
   if (result == FreeResult::kNotHere) {
-    if (Arena* arena = ArenaFor(ArenaKey(key), false)) {
-      RMMJS_TRY(arena->Free(ptr, size, stream, synchronized, &result));
-    }
+    if (Arena* arena = ArenaFor(ArenaKey(key), false)) RMMJS_TRY(arena->Free(block, stream, synchronized, &result));
   }
-  if (result == FreeResult::kNotHere) RMMJS_TRY(FreeElsewhere(ptr, size, key, stream, synchronized, &result));
+  if (result == FreeResult::kNotHere) RMMJS_TRY(FreeElsewhere(block, key, stream, synchronized, &result));
   return result == FreeResult::kFreed ? RMMJS_OK : AllocationNotFound(result);
 }
 
@@ -314,15 +314,15 @@ rmmjs_status ArenaMemoryResourceImpl::SynchronizeStream(rmmjs_stream stream) con
   return CoreApi()->stream_synchronize(stream);
 }
 
-rmmjs_status ArenaMemoryResourceImpl::FreeElsewhere(char* ptr, std::size_t size, const StreamKey& key,
-                                                    rmmjs_stream stream, bool synchronized, FreeResult* result) {
+rmmjs_status ArenaMemoryResourceImpl::FreeElsewhere(Block* block, const StreamKey& key, rmmjs_stream stream,
+                                                    bool synchronized, FreeResult* result) {
   FreedOn freed_on;
   // A superblock moving while this looks can be missed; a move is counted, and then it looks again.
   for (;;) {
     std::uint64_t moves = global_.moves();
-    if (global_.Check(ptr, size) != FreeResult::kNotHere) {
+    if (global_.Check(block) != FreeResult::kNotHere) {
       if (freed_on.empty()) RMMJS_TRY(FreedOnStream(key, stream, &freed_on, &synchronized));
-      *result = global_.Free(ptr, size, freed_on);
+      *result = global_.Free(block, freed_on);
       if (*result != FreeResult::kNotHere) return RMMJS_OK;
     }
     // Another thread's or stream's arena reuses the block at once, so the stream's work must be
@@ -333,7 +333,7 @@ rmmjs_status ArenaMemoryResourceImpl::FreeElsewhere(char* ptr, std::size_t size,
       freed_on.Clear();
     }
     for (const auto& arena : AllArenas()) {
-      RMMJS_TRY(arena->Free(ptr, size, 0, true, result));
+      RMMJS_TRY(arena->Free(block, 0, true, result));
       if (*result != FreeResult::kNotHere) return RMMJS_OK;
     }
     if (global_.moves() == moves) return RMMJS_OK;

@@ -61,8 +61,8 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
 
  private:
   static StreamKey ArenaKey(const StreamKey& stream_key);
-  rmmjs_status AllocateOnce(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out);
-  rmmjs_status AllocateLarge(std::size_t size, const StreamKey& taker, rmmjs_stream stream, char** out);
+  rmmjs_status AllocateOnce(std::size_t size, const StreamKey& taker, rmmjs_stream stream, Block** out);
+  rmmjs_status AllocateLarge(std::size_t size, const StreamKey& taker, rmmjs_stream stream, Block** out);
   rmmjs_status MeetStream(const StreamKey& key, rmmjs_stream stream);
   Arena* ArenaFor(const StreamKey& key, bool create);
   Arena* FindOrCreateArena(const StreamKey& key, bool create);
@@ -71,7 +71,7 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
   rmmjs_status SynchronizeStream(rmmjs_stream stream) const;
   // What a free on `stream` leaves behind: its stream's event, recorded (nothing once synchronised).
   rmmjs_status FreedOnStream(const StreamKey& key, rmmjs_stream stream, FreedOn* freed_on, bool* synchronized);
-  rmmjs_status FreeElsewhere(char* ptr, std::size_t size, const StreamKey& key, rmmjs_stream stream, bool synchronized,
+  rmmjs_status FreeElsewhere(Block* block, const StreamKey& key, rmmjs_stream stream, bool synchronized,
                              FreeResult* result);
   void SynchronizeAll();
   void DumpMemoryLog(std::size_t bytes);
@@ -82,13 +82,13 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
   const bool dump_log_on_failure_;
   // Unique for the process's lifetime: the key of this resource's entries in the threads' caches.
   const std::uint64_t serial_;
-  // Gives a block back to where it came from (the block was handed out with this size).
-  rmmjs_status Release(char* ptr, std::size_t size, rmmjs_stream stream);
-  rmmjs_status HandOut(char* ptr, std::size_t size, rmmjs_stream stream, void** out);
+  // Gives a handed-out block back to where it came from.
+  rmmjs_status Release(Block* block, rmmjs_stream stream);
+  rmmjs_status HandOut(Block* block, rmmjs_stream stream, void** out);
 
   GlobalArena global_;
   const std::shared_ptr<StreamEvent> legacy_event_;  // the legacy default stream's (recorded lazily)
-  ShardedPointerTable<std::size_t> handed_out_;      // every block handed out: its size
+  ShardedPointerTable<Block*> handed_out_;           // every block handed out: its record
   std::shared_mutex arenas_mutex_;
   std::unordered_map<std::thread::id, std::shared_ptr<Arena>> thread_arenas_;
   std::unordered_map<std::uint64_t, std::shared_ptr<Arena>> stream_arenas_;  // by stream id

@@ -1,7 +1,9 @@
 #include "global_arena.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "rmmjs/format.hpp"
 #include "rmmjs/status.hpp"
@@ -23,73 +25,70 @@ void GlobalArena::Initialize(char* base, std::size_t size) {
   superblocks_.AddEmpty(base, size);
 }
 
-char* GlobalArena::Acquire(std::size_t size, SuperblockSet& arena, FreedOn* freed_on) {
+Superblock* GlobalArena::Acquire(std::size_t size, SuperblockSet& arena, FreedOn* freed_on) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto superblock = superblocks_.BestFitSuperblock(size);
-  if (superblock == superblocks_.end()) return nullptr;
-  if (superblocks_.IsEmpty(superblock) && superblock->second.size >= 2 * kMinimumSuperblockSize) {
+  Superblock* superblock = superblocks_.BestFitSuperblock(size);
+  if (superblock == nullptr) return nullptr;
+  if (SuperblockSet::IsEmpty(superblock) && superblock->size >= 2 * kMinimumSuperblockSize) {
     superblock = superblocks_.SplitEmpty(superblock, kMinimumSuperblockSize);
   }
-  *freed_on = std::move(superblock->second.freed_on);
-  superblock->second.freed_on.Clear();
+  *freed_on = std::move(superblock->freed_on);
+  superblock->freed_on.Clear();
   superblocks_.MoveTo(superblock, arena);
   moves_.fetch_add(1, std::memory_order_release);
-  return superblock->first;
+  return superblock;
 }
 
-void GlobalArena::GiveBack(char* start, SuperblockSet& arena, FreedOn freed_on) {
+void GlobalArena::GiveBack(Superblock* superblock, SuperblockSet& arena, FreedOn freed_on) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto superblock = arena.Find(start);
-  superblock->second.freed_on = std::move(freed_on);
-  superblock = arena.MoveTo(superblock, superblocks_);
-  if (superblocks_.IsEmpty(superblock)) superblocks_.CoalesceEmpty(superblock);
+  superblock->freed_on = std::move(freed_on);
+  arena.MoveTo(superblock, superblocks_);
+  if (SuperblockSet::IsEmpty(superblock)) superblocks_.CoalesceEmpty(superblock);
   moves_.fetch_add(1, std::memory_order_release);
 }
 
 void GlobalArena::Release(SuperblockSet& arena, const FreedOn& freed_on) {
   std::lock_guard<std::mutex> lock(mutex_);
   while (!arena.empty()) {
-    arena.begin()->second.freed_on.Merge(freed_on);
-    auto superblock = arena.MoveTo(arena.begin(), superblocks_);
-    if (superblocks_.IsEmpty(superblock)) superblocks_.CoalesceEmpty(superblock);
+    Superblock* superblock = arena.first();
+    superblock->freed_on.Merge(freed_on);
+    arena.MoveTo(superblock, superblocks_);
+    if (SuperblockSet::IsEmpty(superblock)) superblocks_.CoalesceEmpty(superblock);
   }
   moves_.fetch_add(1, std::memory_order_release);
 }
 
-char* GlobalArena::Allocate(std::size_t size, FreedOn* freed_on) {
+Block* GlobalArena::Allocate(std::size_t size, FreedOn* freed_on) {
   std::lock_guard<std::mutex> lock(mutex_);
-  SuperblockSet::Iterator holder;
-  char* ptr = superblocks_.AllocateSplitting(size, &holder);
-  if (ptr == nullptr) return nullptr;
-  if (holder->first == ptr && holder->second.size == size) {
+  Block* block = superblocks_.AllocateSplitting(size);
+  if (block == nullptr) return nullptr;
+  Superblock* holder = block->superblock;
+  if (holder->start == block->start && holder->size == size) {
     // The whole superblock: once the taker's stream is ordered after these frees, its own free
     // of it is all that a later taker needs to wait for.
-    *freed_on = std::move(holder->second.freed_on);
-    holder->second.freed_on.Clear();
+    *freed_on = std::move(holder->freed_on);
+    holder->freed_on.Clear();
   } else {
-    *freed_on = holder->second.freed_on;
+    *freed_on = holder->freed_on;
   }
-  return ptr;
+  return block;
 }
 
-FreeResult GlobalArena::Free(char* ptr, std::size_t size, const FreedOn& freed_on) {
+FreeResult GlobalArena::Free(Block* block, const FreedOn& freed_on) {
   std::lock_guard<std::mutex> lock(mutex_);
-  SuperblockSet::Iterator holder;
-  FreeResult result = superblocks_.Free(ptr, size, &holder, &freed_on);
-  if (result == FreeResult::kFreed && superblocks_.IsEmpty(holder)) superblocks_.CoalesceEmpty(holder);
-  return result;
+  return superblocks_.FreeCoalescing(block, freed_on);
 }
 
-FreeResult GlobalArena::Check(char* ptr, std::size_t size) {
+FreeResult GlobalArena::Check(const Block* block) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return superblocks_.Check(ptr, size);
+  return superblocks_.Check(block);
 }
 
 FreedOn GlobalArena::FreedOnAll() {
   std::lock_guard<std::mutex> lock(mutex_);
   FreedOn all;
-  for (auto superblock = superblocks_.begin(); superblock != superblocks_.end(); ++superblock) {
-    all.Merge(superblock->second.freed_on);
+  for (Superblock* superblock = superblocks_.first(); superblock != nullptr; superblock = superblock->next_in_set) {
+    all.Merge(superblock->freed_on);
   }
   return all;
 }
@@ -97,8 +96,8 @@ FreedOn GlobalArena::FreedOnAll() {
 GlobalArena::Summary GlobalArena::Summarize() {
   std::lock_guard<std::mutex> lock(mutex_);
   Summary summary{superblocks_.count(), 0, 0};
-  for (auto superblock = superblocks_.begin(); superblock != superblocks_.end(); ++superblock) {
-    SuperblockStats stats = superblocks_.Stats(superblock);
+  for (Superblock* superblock = superblocks_.first(); superblock != nullptr; superblock = superblock->next_in_set) {
+    SuperblockStats stats = SuperblockSet::Stats(superblock);
     summary.free_bytes += stats.total_free;
     if (stats.max_free > summary.largest_free_block) summary.largest_free_block = stats.max_free;
   }
@@ -110,12 +109,18 @@ void GlobalArena::DumpMemoryLog() {
   LogAt(RMMJS_LOG_INFO, "  Arena size: " + FormatBytes(size_));
   LogAt(RMMJS_LOG_INFO, "  # superblocks: " + std::to_string(superblocks_.count()));
   if (superblocks_.empty()) return;
+  std::vector<const Superblock*> in_order;
+  in_order.reserve(superblocks_.count());
+  for (Superblock* superblock = superblocks_.first(); superblock != nullptr; superblock = superblock->next_in_set) {
+    in_order.push_back(superblock);
+  }
+  std::sort(in_order.begin(), in_order.end(), [](auto* a, auto* b) { return a->start < b->start; });
   std::size_t total_size = 0;
   std::size_t total_free = 0;
   std::size_t max_free = 0;
-  for (auto superblock = superblocks_.begin(); superblock != superblocks_.end(); ++superblock) {
-    SuperblockStats stats = superblocks_.Stats(superblock);
-    total_size += superblock->second.size;
+  for (const Superblock* superblock : in_order) {
+    SuperblockStats stats = SuperblockSet::Stats(superblock);
+    total_size += superblock->size;
     total_free += stats.total_free;
     if (stats.max_free > max_free) max_free = stats.max_free;
   }
@@ -130,14 +135,14 @@ void GlobalArena::DumpMemoryLog() {
   if (!CoreApi()->should_log(RMMJS_LOG_DEBUG)) return;
   std::size_t index = 0;
   char* previous_end = nullptr;
-  for (auto superblock = superblocks_.begin(); superblock != superblocks_.end(); ++superblock, ++index) {
-    SuperblockStats stats = superblocks_.Stats(superblock);
-    char* start = superblock->first;
-    char* end = start + superblock->second.size;
+  for (const Superblock* superblock : in_order) {
+    SuperblockStats stats = SuperblockSet::Stats(superblock);
+    char* start = superblock->start;
+    char* end = start + superblock->size;
     if (previous_end == nullptr) previous_end = start;
-    LogAt(RMMJS_LOG_DEBUG, "    Superblock " + std::to_string(index) + ": start=" + Pointer(start) +
-                               ", end=" + Pointer(end) + ", size=" + FormatBytes(superblock->second.size) +
-                               ", empty=" + (superblocks_.IsEmpty(superblock) ? "T" : "F") + ", # free blocks=" +
+    LogAt(RMMJS_LOG_DEBUG, "    Superblock " + std::to_string(index++) + ": start=" + Pointer(start) +
+                               ", end=" + Pointer(end) + ", size=" + FormatBytes(superblock->size) +
+                               ", empty=" + (SuperblockSet::IsEmpty(superblock) ? "T" : "F") + ", # free blocks=" +
                                std::to_string(stats.free_blocks) + ", max free=" + FormatBytes(stats.max_free) +
                                ", gap=" + FormatBytes(static_cast<std::size_t>(start - previous_end)));
     previous_end = end;

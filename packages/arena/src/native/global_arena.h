@@ -29,27 +29,27 @@ class GlobalArena {
   static bool Handles(std::size_t size) { return size > kMinimumSuperblockSize; }
 
   // Moves a superblock with a free block of at least `size` bytes into `arena` (an empty one is
-  // first cut down to 1 MiB when it is at least 2 MiB); returns its start, or nullptr when none
-  // fits. *freed_on receives the streams whose frees of it may still be in flight: the taker's
-  // stream is ordered after them before the superblock is used. The caller holds the lock of the
-  // arena that `arena` belongs to.
-  char* Acquire(std::size_t size, SuperblockSet& arena, FreedOn* freed_on);
+  // first cut down to 1 MiB when it is at least 2 MiB); returns it, or nullptr when none fits.
+  // *freed_on receives the streams whose frees of it may still be in flight: the taker's stream is
+  // ordered after them before the superblock is used. The caller holds the lock of the arena that
+  // `arena` belongs to.
+  Superblock* Acquire(std::size_t size, SuperblockSet& arena, FreedOn* freed_on);
 
-  // Takes back the superblock at `start` that Acquire just moved into `arena`, untouched since,
-  // with what it was freed on (the taker's stream could not be ordered after it).
-  void GiveBack(char* start, SuperblockSet& arena, FreedOn freed_on);
+  // Takes back the superblock that Acquire just moved into `arena`, untouched since, with what it
+  // was freed on (the taker's stream could not be ordered after it).
+  void GiveBack(Superblock* superblock, SuperblockSet& arena, FreedOn freed_on);
 
   // Moves every superblock of `arena` here, freed on `freed_on` (the caller holds that arena's lock).
   void Release(SuperblockSet& arena, const FreedOn& freed_on);
 
   // A large allocation, or nullptr. *freed_on: as Acquire's, for the superblock holding it.
-  char* Allocate(std::size_t size, FreedOn* freed_on);
+  Block* Allocate(std::size_t size, FreedOn* freed_on);
 
   // Frees a block freed on `freed_on` (empty: its work is done).
-  FreeResult Free(char* ptr, std::size_t size, const FreedOn& freed_on);
+  FreeResult Free(Block* block, const FreedOn& freed_on);
 
   // What Free would answer, changing nothing.
-  FreeResult Check(char* ptr, std::size_t size);
+  FreeResult Check(const Block* block);
 
   // Every stream whose frees of memory here may still be in flight.
   FreedOn FreedOnAll();

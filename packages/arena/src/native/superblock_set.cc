@@ -1,208 +1,352 @@
 #include "superblock_set.h"
 
-#include <cstdint>
 #include <iterator>
+#include <memory>
+#include <utility>
 
 namespace rmmjs::arena {
-void SuperblockSet::AddEmpty(char* start, std::size_t size) {
-  superblocks_.emplace(start, Superblock{size, {}});
-  InsertFree(start, size, free_by_address_.lower_bound(start));
+
+SuperblockSet::SuperblockSet() {
+  // Recycling a record then never allocates.
+  spare_blocks_.reserve(kMaxSpares);
+  spare_superblocks_.reserve(kMaxSpares);
 }
 
-char* SuperblockSet::Allocate(std::size_t size) {
-  auto fit = free_by_size_.lower_bound({size, nullptr});
-  if (fit == free_by_size_.end()) return nullptr;
-  return TakeFront(fit, size);
-}
-
-SuperblockSet::Iterator SuperblockSet::BestFitSuperblock(std::size_t size) {
-  auto fit = free_by_size_.lower_bound({size, nullptr});
-  if (fit == free_by_size_.end()) return superblocks_.end();
-  return Holder(fit->second, fit->first);
-}
-
-char* SuperblockSet::AllocateSplitting(std::size_t size, Iterator* holder) {
-  auto fit = free_by_size_.lower_bound({size, nullptr});
-  if (fit == free_by_size_.end()) return nullptr;
-  auto superblock = superblocks_.find(fit->second);
-  if (superblock != superblocks_.end() && superblock->second.size == fit->first &&
-      fit->first >= size + kMinimumSuperblockSize) {
-    SplitEmpty(superblock, size);
-    fit = free_by_size_.find({size, superblock->first});
-  }
-  char* ptr = TakeFront(fit, size);
-  if (holder != nullptr) *holder = Holder(ptr, size);
-  return ptr;
-}
-
-char* SuperblockSet::TakeFront(FreeBySize::iterator by_size, std::size_t size) {
-  const auto [block_size, start] = *by_size;
-  auto by_address = free_by_address_.find(start);
-  if (block_size == size) {
-    EraseFree(by_address);
-    return start;
-  }
-  // The remainder keeps both nodes, re-keyed.
-  auto size_node = free_by_size_.extract(by_size);
-  size_node.value() = {block_size - size, start + size};
-  free_by_size_.insert(std::move(size_node));
-  auto hint = std::next(by_address);
-  auto address_node = free_by_address_.extract(by_address);
-  address_node.key() = start + size;
-  address_node.mapped() = block_size - size;
-  free_by_address_.insert(hint, std::move(address_node));
-  return start;
-}
-
-SuperblockSet::Iterator SuperblockSet::Holder(char* ptr, std::size_t size) {
-  auto next = superblocks_.upper_bound(ptr);
-  if (next == superblocks_.begin()) return superblocks_.end();
-  auto holder = std::prev(next);
-  auto offset = static_cast<std::uintptr_t>(ptr - holder->first);
-  if (size > holder->second.size || offset > holder->second.size - size) return superblocks_.end();
-  return holder;
-}
-
-FreeResult SuperblockSet::Free(char* ptr, std::size_t size, Iterator* holder_out, const FreedOn* freed_on) {
-  Iterator holder = Holder(ptr, size);
-  if (holder == superblocks_.end()) return FreeResult::kNotHere;
-  if (holder_out != nullptr) *holder_out = holder;
-  char* end = ptr + size;
-  auto next = free_by_address_.lower_bound(ptr);
-  auto previous = next == free_by_address_.begin() ? free_by_address_.end() : std::prev(next);
-  if (next != free_by_address_.end() && next->first < end) return FreeResult::kNotAllocated;
-  if (previous != free_by_address_.end() && previous->first + previous->second > ptr) {
-    return FreeResult::kNotAllocated;
-  }
-  if (freed_on != nullptr) holder->second.freed_on.Merge(*freed_on);
-  char* holder_end = holder->first + holder->second.size;
-  bool merge_previous = previous != free_by_address_.end() && previous->first >= holder->first &&
-                        previous->first + previous->second == ptr;
-  bool merge_next = next != free_by_address_.end() && next->first == end && next->first < holder_end;
-  if (merge_previous && merge_next) {
-    std::size_t merged = previous->second + size + next->second;
-    EraseFree(next);
-    ResizeFree(previous, merged);
-  } else if (merge_previous) {
-    ResizeFree(previous, previous->second + size);
-  } else if (merge_next) {
-    std::size_t merged = size + next->second;
-    auto hint = std::next(next);
-    EraseFree(next);
-    InsertFree(ptr, merged, hint);
-  } else {
-    InsertFree(ptr, size, next);
-  }
-  return FreeResult::kFreed;
-}
-
-FreeResult SuperblockSet::Check(char* ptr, std::size_t size) {
-  if (Holder(ptr, size) == superblocks_.end()) return FreeResult::kNotHere;
-  auto next = free_by_address_.lower_bound(ptr);
-  if (next != free_by_address_.end() && next->first < ptr + size) return FreeResult::kNotAllocated;
-  if (next != free_by_address_.begin()) {
-    auto previous = std::prev(next);
-    if (previous->first + previous->second > ptr) return FreeResult::kNotAllocated;
-  }
-  return FreeResult::kFreed;
-}
-
-bool SuperblockSet::IsEmpty(Iterator superblock) const {
-  auto block = free_by_address_.find(superblock->first);
-  return block != free_by_address_.end() && block->second == superblock->second.size;
-}
-
-SuperblockSet::Iterator SuperblockSet::SplitEmpty(Iterator superblock, std::size_t head_size) {
-  char* start = superblock->first;
-  std::size_t tail_size = superblock->second.size - head_size;
-  superblocks_.emplace_hint(std::next(superblock), start + head_size,
-                            Superblock{tail_size, superblock->second.freed_on});
-  superblock->second.size = head_size;
-  auto block = free_by_address_.find(start);
-  ResizeFree(block, head_size);
-  InsertFree(start + head_size, tail_size, std::next(block));
-  return superblock;
-}
-
-SuperblockSet::Iterator SuperblockSet::CoalesceEmpty(Iterator superblock) {
-  if (superblock != superblocks_.begin()) {
-    auto previous = std::prev(superblock);
-    if (previous->first + previous->second.size == superblock->first && IsEmpty(previous)) {
-      previous->second.freed_on.Merge(superblock->second.freed_on);
-      EraseFree(free_by_address_.find(superblock->first));
-      previous->second.size += superblock->second.size;
-      ResizeFree(free_by_address_.find(previous->first), previous->second.size);
-      superblocks_.erase(superblock);
-      superblock = previous;
+SuperblockSet::~SuperblockSet() {
+  for (Superblock* superblock = first_; superblock != nullptr;) {
+    for (Block* block = superblock->first; block != nullptr;) {
+      Block* next = block->next;
+      delete block;
+      block = next;
     }
+    Superblock* next = superblock->next_in_set;
+    delete superblock;
+    superblock = next;
   }
-  auto next = std::next(superblock);
-  if (next != superblocks_.end() && superblock->first + superblock->second.size == next->first && IsEmpty(next)) {
-    superblock->second.freed_on.Merge(next->second.freed_on);
-    EraseFree(free_by_address_.find(next->first));
-    superblock->second.size += next->second.size;
-    ResizeFree(free_by_address_.find(superblock->first), superblock->second.size);
-    superblocks_.erase(next);
+  for (Block* block : spare_blocks_) delete block;
+  for (Superblock* superblock : spare_superblocks_) delete superblock;
+}
+
+void SuperblockSet::AddEmpty(char* start, std::size_t size) {
+  Superblock* superblock = NewSuperblock();
+  Block* block = nullptr;
+  try {
+    block = NewBlock();
+  } catch (...) {
+    Recycle(superblock);
+    throw;
+  }
+  superblock->start = block->start = start;
+  superblock->size = block->size = size;
+  superblock->first = block;
+  block->superblock = superblock;
+  Link(superblock);
+  Index(block);
+}
+
+Block* SuperblockSet::Allocate(std::size_t size) {
+  auto fit = by_size_.lower_bound(BySize::Key{size, nullptr});
+  if (fit == by_size_.end()) return nullptr;
+  return TakeFront(fit->block, size);
+}
+
+Superblock* SuperblockSet::BestFitSuperblock(std::size_t size) const {
+  auto fit = by_size_.lower_bound(BySize::Key{size, nullptr});
+  return fit == by_size_.end() ? nullptr : fit->block->superblock;
+}
+
+Block* SuperblockSet::AllocateSplitting(std::size_t size) {
+  auto fit = by_size_.lower_bound(BySize::Key{size, nullptr});
+  if (fit == by_size_.end()) return nullptr;
+  Block* block = fit->block;
+  if (IsEmpty(block->superblock) && block->size >= size + kMinimumSuperblockSize) {
+    CutTail(block->superblock, size);
+    Unindex(block);
+    block->size = size;
+    return block;
+  }
+  return TakeFront(block, size);
+}
+
+// The front of a free block is handed out as a record of its own; the rest keeps the free record.
+Block* SuperblockSet::TakeFront(Block* block, std::size_t size) {
+  if (block->size == size) {
+    Unindex(block);
+    return block;
+  }
+  Block* front = NewBlock();  // before any change
+  front->start = block->start;
+  front->size = size;
+  front->superblock = block->superblock;
+  front->previous = block->previous;
+  front->next = block;
+  if (block->previous != nullptr) {
+    block->previous->next = front;
+  } else {
+    block->superblock->first = front;
+  }
+  block->previous = front;
+  Rekey(block, block->start + size, block->size - size);
+  return front;
+}
+
+FreeResult SuperblockSet::Free(Block* block, const FreedOn* freed_on) {
+  FreeResult result = Check(block);
+  if (result != FreeResult::kFreed) return result;
+  if (freed_on != nullptr) block->superblock->freed_on.Merge(*freed_on);
+  Block* previous = block->previous;
+  Block* next = block->next;
+  bool merge_previous = previous != nullptr && previous->free;
+  bool merge_next = next != nullptr && next->free;
+  if (merge_previous && merge_next) {
+    std::size_t merged = previous->size + block->size + next->size;
+    Unindex(next);
+    Unchain(block);
+    Unchain(next);
+    Rekey(previous, previous->start, merged);
+    Recycle(block);
+    Recycle(next);
+  } else if (merge_previous) {
+    Unchain(block);
+    Rekey(previous, previous->start, previous->size + block->size);
+    Recycle(block);
+  } else if (merge_next) {
+    Unchain(block);
+    Rekey(next, block->start, block->size + next->size);
+    Recycle(block);
+  } else {
+    Index(block);
+  }
+  return FreeResult::kFreed;
+}
+
+FreeResult SuperblockSet::FreeCoalescing(Block* block, const FreedOn& freed_on) {
+  Superblock* superblock = block->superblock;  // the record may merge into a neighbour's
+  if (block->previous != nullptr || block->next != nullptr) {
+    FreeResult result = Free(block, &freed_on);
+    if (result == FreeResult::kFreed && IsEmpty(superblock)) CoalesceEmpty(superblock);
+    return result;
+  }
+  FreeResult result = Check(block);
+  if (result != FreeResult::kFreed) return result;
+  Superblock* previous = superblock->previous_in_arena;
+  Superblock* next = superblock->next_in_arena;
+  bool merge_previous =
+      previous != nullptr && previous->owner.load(std::memory_order_relaxed) == this && IsEmpty(previous);
+  bool merge_next = next != nullptr && next->owner.load(std::memory_order_relaxed) == this && IsEmpty(next);
+  superblock->freed_on.Merge(freed_on);  // what can fail, first
+  if (merge_next) superblock->freed_on.Merge(next->freed_on);
+  if (merge_previous) previous->freed_on.Merge(superblock->freed_on);
+  if (merge_next) {
+    Unindex(next->first);
+    superblock->size += next->size;
+    Drop(superblock, next);
+  }
+  if (merge_previous) {
+    previous->size += superblock->size;
+    Rekey(previous->first, previous->start, previous->size);
+    Drop(previous, superblock);
+  } else {
+    block->size = superblock->size;
+    Index(block);
+  }
+  return FreeResult::kFreed;
+}
+
+FreeResult SuperblockSet::Check(const Block* block) const {
+  if (!Holds(block)) return FreeResult::kNotHere;
+  return block->free ? FreeResult::kNotAllocated : FreeResult::kFreed;
+}
+
+Superblock* SuperblockSet::SplitEmpty(Superblock* superblock, std::size_t head_size) {
+  CutTail(superblock, head_size);
+  Rekey(superblock->first, superblock->start, head_size);
+  return superblock;
+}
+
+// Makes the range after `head_size` of an empty superblock a superblock of its own, with one free
+// block. The head's block keeps its size and index entry: the caller changes them.
+void SuperblockSet::CutTail(Superblock* superblock, std::size_t head_size) {
+  // Everything that can fail, first.
+  Superblock* tail = NewSuperblock();
+  Block* tail_block = nullptr;
+  try {
+    tail->freed_on = superblock->freed_on;
+    tail_block = NewBlock();
+  } catch (...) {
+    Recycle(tail);
+    throw;
+  }
+  tail->start = tail_block->start = superblock->start + head_size;
+  tail->size = tail_block->size = superblock->size - head_size;
+  tail->first = tail_block;
+  tail_block->superblock = tail;
+  tail->previous_in_arena = superblock;
+  tail->next_in_arena = superblock->next_in_arena;
+  if (superblock->next_in_arena != nullptr) superblock->next_in_arena->previous_in_arena = tail;
+  superblock->next_in_arena = tail;
+  superblock->size = head_size;
+  Link(tail);
+  Index(tail_block);
+}
+
+Superblock* SuperblockSet::CoalesceEmpty(Superblock* superblock) {
+  Superblock* previous = superblock->previous_in_arena;
+  if (previous != nullptr && previous->owner.load(std::memory_order_relaxed) == this && IsEmpty(previous)) {
+    Absorb(previous, superblock);
+    superblock = previous;
+  }
+  Superblock* next = superblock->next_in_arena;
+  if (next != nullptr && next->owner.load(std::memory_order_relaxed) == this && IsEmpty(next)) {
+    Absorb(superblock, next);
   }
   return superblock;
 }
 
-SuperblockSet::Iterator SuperblockSet::MoveTo(Iterator superblock, SuperblockSet& other) {
-  char* end = superblock->first + superblock->second.size;
-  auto block = free_by_address_.lower_bound(superblock->first);
-  while (block != free_by_address_.end() && block->first < end) {
-    auto next = std::next(block);
-    other.free_by_size_.insert(free_by_size_.extract({block->second, block->first}));
-    other.free_by_address_.insert(free_by_address_.extract(block));
-    block = next;
-  }
-  return other.superblocks_.insert(superblocks_.extract(superblock)).position;
+// Merges the empty superblock `upper` into the empty superblock `lower` right before it.
+void SuperblockSet::Absorb(Superblock* lower, Superblock* upper) {
+  lower->freed_on.Merge(upper->freed_on);  // before any change
+  Unindex(upper->first);
+  lower->size += upper->size;
+  Rekey(lower->first, lower->start, lower->size);
+  Drop(lower, upper);
 }
 
-SuperblockStats SuperblockSet::Stats(Iterator superblock) const {
+// Takes `upper`, merged into `lower` right before it, out of the arena's and the set's lists, and
+// recycles it with its block (no longer indexed).
+void SuperblockSet::Drop(Superblock* lower, Superblock* upper) {
+  lower->next_in_arena = upper->next_in_arena;
+  if (upper->next_in_arena != nullptr) upper->next_in_arena->previous_in_arena = lower;
+  Unlink(upper);
+  Recycle(upper->first);
+  Recycle(upper);
+}
+
+void SuperblockSet::MoveTo(Superblock* superblock, SuperblockSet& other) {
+  for (Block* block = superblock->first; block != nullptr; block = block->next) {
+    if (block->free) block->by_size = other.by_size_.insert(by_size_.extract(block->by_size)).position;
+  }
+  Unlink(superblock);
+  other.Link(superblock);
+}
+
+SuperblockStats SuperblockSet::Stats(const Superblock* superblock) {
   SuperblockStats stats;
-  char* end = superblock->first + superblock->second.size;
-  for (auto block = free_by_address_.lower_bound(superblock->first);
-       block != free_by_address_.end() && block->first < end; ++block) {
+  for (const Block* block = superblock->first; block != nullptr; block = block->next) {
+    if (!block->free) continue;
     stats.free_blocks++;
-    stats.total_free += block->second;
-    if (block->second > stats.max_free) stats.max_free = block->second;
+    stats.total_free += block->size;
+    if (block->size > stats.max_free) stats.max_free = block->size;
   }
   return stats;
 }
 
-void SuperblockSet::InsertFree(char* start, std::size_t size, FreeByAddress::iterator hint) {
-  if (spare_address_nodes_.empty()) {
-    free_by_address_.emplace_hint(hint, start, size);
-  } else {
-    auto node = std::move(spare_address_nodes_.back());
-    spare_address_nodes_.pop_back();
-    node.key() = start;
-    node.mapped() = size;
-    free_by_address_.insert(hint, std::move(node));
+Block* SuperblockSet::NewBlock() {
+  if (!spare_blocks_.empty()) {
+    Block* block = spare_blocks_.back();
+    spare_blocks_.pop_back();
+    return block;
   }
-  if (spare_size_nodes_.empty()) {
-    free_by_size_.emplace(size, start);
-  } else {
-    auto node = std::move(spare_size_nodes_.back());
-    spare_size_nodes_.pop_back();
-    node.value() = {size, start};
-    free_by_size_.insert(std::move(node));
-  }
+  auto block = std::make_unique<Block>();
+  // A record owns its index entry from the start: a node handle comes only out of a set.
+  FreeBySize scratch;
+  scratch.insert(SizeEntry{0, nullptr, block.get()});
+  block->node = scratch.extract(scratch.begin());
+  return block.release();
 }
 
-void SuperblockSet::EraseFree(FreeByAddress::iterator block) {
-  auto size_node = free_by_size_.extract({block->second, block->first});
-  auto address_node = free_by_address_.extract(block);
-  if (spare_size_nodes_.size() < kMaxSpareNodes) spare_size_nodes_.push_back(std::move(size_node));
-  if (spare_address_nodes_.size() < kMaxSpareNodes) spare_address_nodes_.push_back(std::move(address_node));
+Superblock* SuperblockSet::NewSuperblock() {
+  if (!spare_superblocks_.empty()) {
+    Superblock* superblock = spare_superblocks_.back();
+    spare_superblocks_.pop_back();
+    return superblock;
+  }
+  return new Superblock();
 }
 
-void SuperblockSet::ResizeFree(FreeByAddress::iterator block, std::size_t size) {
-  auto size_node = free_by_size_.extract({block->second, block->first});
-  size_node.value().first = size;
-  free_by_size_.insert(std::move(size_node));
-  block->second = size;
+void SuperblockSet::Recycle(Block* block) {
+  if (spare_blocks_.size() == kMaxSpares) {
+    delete block;
+    return;
+  }
+  block->previous = block->next = nullptr;
+  block->superblock = nullptr;
+  block->free = false;
+  spare_blocks_.push_back(block);
+}
+
+void SuperblockSet::Recycle(Superblock* superblock) {
+  if (spare_superblocks_.size() == kMaxSpares) {
+    delete superblock;
+    return;
+  }
+  superblock->freed_on.Clear();
+  superblock->first = nullptr;
+  superblock->previous_in_arena = superblock->next_in_arena = nullptr;
+  superblock->owner.store(nullptr, std::memory_order_relaxed);
+  spare_superblocks_.push_back(superblock);
+}
+
+void SuperblockSet::Link(Superblock* superblock) {
+  superblock->previous_in_set = nullptr;
+  superblock->next_in_set = first_;
+  if (first_ != nullptr) first_->previous_in_set = superblock;
+  first_ = superblock;
+  count_++;
+  superblock->owner.store(this, std::memory_order_release);
+}
+
+void SuperblockSet::Unlink(Superblock* superblock) {
+  if (superblock->previous_in_set != nullptr) {
+    superblock->previous_in_set->next_in_set = superblock->next_in_set;
+  } else {
+    first_ = superblock->next_in_set;
+  }
+  if (superblock->next_in_set != nullptr) superblock->next_in_set->previous_in_set = superblock->previous_in_set;
+  superblock->previous_in_set = superblock->next_in_set = nullptr;
+  count_--;
+}
+
+void SuperblockSet::Unchain(Block* block) {
+  if (block->previous != nullptr) {
+    block->previous->next = block->next;
+  } else {
+    block->superblock->first = block->next;
+  }
+  if (block->next != nullptr) block->next->previous = block->previous;
+}
+
+void SuperblockSet::Index(Block* block) {
+  block->node.value().size = block->size;
+  block->node.value().start = block->start;
+  block->by_size = by_size_.insert(std::move(block->node)).position;
+  block->free = true;
+}
+
+void SuperblockSet::Unindex(Block* block) {
+  block->node = by_size_.extract(block->by_size);
+  block->free = false;
+}
+
+// Gives a free block a new start and size; its index entry stays in place when that keeps the
+// index's order.
+void SuperblockSet::Rekey(Block* block, char* start, std::size_t size) {
+  auto entry = block->by_size;
+  auto next = std::next(entry);
+  block->start = start;
+  block->size = size;
+  bool before_next = next == by_size_.end() || BySize::Less(size, start, next->size, next->start);
+  bool after_previous =
+      entry == by_size_.begin() || BySize::Less(std::prev(entry)->size, std::prev(entry)->start, size, start);
+  if (before_next && after_previous) {
+    entry->size = size;
+    entry->start = start;
+    return;
+  }
+  auto node = by_size_.extract(entry);
+  node.value().size = size;
+  node.value().start = start;
+  block->by_size = by_size_.insert(std::move(node)).position;
 }
 
 }  // namespace rmmjs::arena

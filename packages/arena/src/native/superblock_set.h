@@ -1,14 +1,18 @@
-// Superblocks and their free blocks, as RMM's arena keeps them (cpp/include/rmm/mr/detail/arena.hpp),
-// with indexes where RMM scans: free blocks by address (to coalesce) and by size (best fit), so
-// every search is O(log n). A superblock is a contiguous range of at least 1 MiB that moves as a
-// whole between the global arena and the per-thread and per-stream arenas; a block never spans
-// two superblocks. Not thread-safe: the arena that owns the set locks it.
+// Superblocks and their blocks, as RMM's arena keeps them (cpp/include/rmm/mr/detail/arena.hpp),
+// with an index where RMM scans: the free blocks by size (best fit), so every search is O(log n).
+// A superblock is a contiguous range of at least 1 MiB that moves as a whole between the global
+// arena and the per-thread and per-stream arenas; a block never spans two superblocks.
+//
+// Every block, free or handed out, has a record (Block) in its superblock's address-ordered list,
+// and whoever frees a block names its record (the resource remembers it with the pointer): a free
+// finds its neighbours, its superblock and the set that holds it without a search, and coalescing
+// costs O(1) beyond the size index. A record keeps its entry of the size index while it is handed
+// out, so freeing never allocates. Not thread-safe: the arena that owns the set locks it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
-#include <map>
 #include <set>
-#include <utility>
 #include <vector>
 
 #include "rmmjs/stream_event.hpp"
@@ -21,7 +25,7 @@ inline constexpr std::size_t kMinimumSuperblockSize = std::size_t{1} << 20;
 enum class FreeResult {
   kFreed,        // back among its superblock's free blocks
   kNotHere,      // no superblock of this set contains the block
-  kNotAllocated  // part of the block is already free: a double free or a wrong size
+  kNotAllocated  // the block is already free
 };
 
 struct SuperblockStats {
@@ -30,87 +34,144 @@ struct SuperblockStats {
   std::size_t max_free = 0;
 };
 
+struct Block;
+class SuperblockSet;
+
+// A free block's entry in its set's index, with the key inline (a search reads no record).
+struct SizeEntry {
+  mutable std::size_t size;
+  mutable const char* start;
+  Block* block;
+};
+
+// Orders free blocks by (size, start): best fit is a lower_bound.
+struct BySize {
+  using is_transparent = void;
+  struct Key {
+    std::size_t size;
+    const char* start;
+  };
+  static bool Less(std::size_t a_size, const char* a_start, std::size_t b_size, const char* b_start) {
+    return a_size < b_size || (a_size == b_size && a_start < b_start);
+  }
+  bool operator()(const SizeEntry& a, const SizeEntry& b) const { return Less(a.size, a.start, b.size, b.start); }
+  bool operator()(const SizeEntry& a, const Key& b) const { return Less(a.size, a.start, b.size, b.start); }
+  bool operator()(const Key& a, const SizeEntry& b) const { return Less(a.size, a.start, b.size, b.start); }
+};
+using FreeBySize = std::set<SizeEntry, BySize>;
+
+struct Superblock {
+  char* start = nullptr;
+  std::size_t size = 0;
+  FreedOn freed_on;        // in the global arena: the streams whose frees of it may be in flight
+  Block* first = nullptr;  // its blocks, in address order
+  // The superblocks right before and after it in the arena's range, whichever set holds them: read
+  // and changed only by the global arena, under its lock.
+  Superblock* previous_in_arena = nullptr;
+  Superblock* next_in_arena = nullptr;
+  // The other superblocks of its set, in no order.
+  Superblock* previous_in_set = nullptr;
+  Superblock* next_in_set = nullptr;
+  // The set that holds it: changed with the locks of both sets held, so a free can look it up
+  // without a lock and check it again under the lock of the set it found.
+  std::atomic<const SuperblockSet*> owner{nullptr};
+};
+
+struct Block {
+  char* start = nullptr;
+  std::size_t size = 0;
+  Block* previous = nullptr;  // the blocks before and after it in its superblock
+  Block* next = nullptr;
+  Superblock* superblock = nullptr;
+  bool free = false;
+  FreeBySize::iterator by_size;  // while free: its entry in its set's index
+  FreeBySize::node_type node;    // while handed out: that entry, kept for when it is freed
+};
+
 class SuperblockSet {
  public:
-  struct Superblock {
-    std::size_t size;
-    FreedOn freed_on;  // in the global arena: the streams whose frees of it may be in flight
-  };
-  using Superblocks = std::map<char*, Superblock>;  // by start, in address order
-  using Iterator = Superblocks::iterator;
-
-  SuperblockSet() {
-    spare_address_nodes_.reserve(kMaxSpareNodes);
-    spare_size_nodes_.reserve(kMaxSpareNodes);
-  }
+  SuperblockSet();
+  ~SuperblockSet();  // deletes its superblocks and their blocks
   SuperblockSet(const SuperblockSet&) = delete;
   SuperblockSet& operator=(const SuperblockSet&) = delete;
 
-  bool empty() const { return superblocks_.empty(); }
-  std::size_t count() const { return superblocks_.size(); }
-  Iterator begin() { return superblocks_.begin(); }
-  Iterator end() { return superblocks_.end(); }
+  bool empty() const { return count_ == 0; }
+  std::size_t count() const { return count_; }
+  // Its superblocks in no order: follow next_in_set.
+  Superblock* first() const { return first_; }
 
-  // The superblock that starts at `start`, or end().
-  Iterator Find(char* start) { return superblocks_.find(start); }
+  bool Holds(const Block* block) const { return block->superblock->owner.load(std::memory_order_acquire) == this; }
 
-  // Adds [start, start + size) as one free superblock.
+  // Adds [start, start + size) as one free superblock, the whole of the arena's range.
   void AddEmpty(char* start, std::size_t size);
 
   // `size` bytes from the front of the smallest free block that fits (the lowest address among
-  // equals), or nullptr.
-  char* Allocate(std::size_t size);
+  // equals), or nullptr. May throw std::bad_alloc, changing nothing.
+  Block* Allocate(std::size_t size);
 
-  // The superblock holding the smallest free block of at least `size` bytes, or end().
-  Iterator BestFitSuperblock(std::size_t size);
+  // The superblock holding the smallest free block of at least `size` bytes, or nullptr.
+  Superblock* BestFitSuperblock(std::size_t size) const;
 
   // Allocate for the global arena's large requests: when the best fit is a whole empty superblock
   // of at least size + 1 MiB, it is split first, so that the allocation is a superblock of its own
-  // and the rest stays whole (as RMM's global_arena::first_fit).
-  // *holder (when given) receives the superblock that holds the allocation.
-  char* AllocateSplitting(std::size_t size, Iterator* holder = nullptr);
+  // and the rest stays whole (as RMM's global_arena::first_fit). May throw std::bad_alloc,
+  // changing nothing.
+  Block* AllocateSplitting(std::size_t size);
 
-  // Returns [ptr, ptr + size) to the free blocks of the superblock holding it, coalescing with
-  // its free neighbours in that superblock. *holder (when given) receives the superblock;
-  // freed_on (when given) joins the superblock's before the block is free (it may throw
-  // std::bad_alloc, changing nothing).
-  FreeResult Free(char* ptr, std::size_t size, Iterator* holder = nullptr, const FreedOn* freed_on = nullptr);
+  // Returns a handed-out block to the free blocks of its superblock, coalescing with its free
+  // neighbours there. freed_on (when given) joins the superblock's before the block is free (it
+  // may throw std::bad_alloc, changing nothing).
+  FreeResult Free(Block* block, const FreedOn* freed_on = nullptr);
+
+  // Free for the global arena: an empty superblock is then merged with its empty neighbours, as
+  // CoalesceEmpty (a block that was its superblock's only one is indexed once, merged).
+  FreeResult FreeCoalescing(Block* block, const FreedOn& freed_on);
 
   // What Free would answer, changing nothing.
-  FreeResult Check(char* ptr, std::size_t size);
+  FreeResult Check(const Block* block) const;
 
-  bool IsEmpty(Iterator superblock) const;
+  static bool IsEmpty(const Superblock* superblock) {
+    return superblock->first->free && superblock->first->next == nullptr;
+  }
 
   // Splits an empty superblock in two at `head_size` (both keep its freed_on); returns the head.
-  Iterator SplitEmpty(Iterator superblock, std::size_t head_size);
+  // May throw std::bad_alloc, changing nothing.
+  Superblock* SplitEmpty(Superblock* superblock, std::size_t head_size);
 
-  // Merges an empty superblock with the empty superblocks right before and after it (and their
-  // freed_on); returns the merged one.
-  Iterator CoalesceEmpty(Iterator superblock);
+  // Merges an empty superblock with the empty superblocks of this set right before and after it
+  // in the arena (and their freed_on); returns the merged one. May throw std::bad_alloc (merging
+  // freed_on), leaving every superblock whole.
+  Superblock* CoalesceEmpty(Superblock* superblock);
 
-  // Moves a superblock, its free blocks and its freed_on to `other` (no allocation: nodes move as
-  // they are); returns its position there.
-  Iterator MoveTo(Iterator superblock, SuperblockSet& other);
+  // Moves a superblock, its free blocks and its freed_on to `other` (no allocation).
+  void MoveTo(Superblock* superblock, SuperblockSet& other);
 
-  SuperblockStats Stats(Iterator superblock) const;
+  static SuperblockStats Stats(const Superblock* superblock);
 
  private:
-  static constexpr std::size_t kMaxSpareNodes = 64;
-  using FreeByAddress = std::map<char*, std::size_t>;
-  using FreeBySize = std::set<std::pair<std::size_t, char*>>;
+  static constexpr std::size_t kMaxSpares = 64;
 
-  Iterator Holder(char* ptr, std::size_t size);
-  char* TakeFront(FreeBySize::iterator by_size, std::size_t size);
-  void InsertFree(char* start, std::size_t size, FreeByAddress::iterator hint);
-  void EraseFree(FreeByAddress::iterator block);
-  void ResizeFree(FreeByAddress::iterator block, std::size_t size);
+  Block* NewBlock();  // may throw std::bad_alloc
+  Superblock* NewSuperblock();
+  void Recycle(Block* block);
+  void Recycle(Superblock* superblock);
+  void Link(Superblock* superblock);  // into this set's list
+  void Unlink(Superblock* superblock);
+  static void Unchain(Block* block);  // out of its superblock's list
+  void Index(Block* block);           // now free
+  void Unindex(Block* block);         // now handed out
+  void Rekey(Block* block, char* start, std::size_t size);
+  Block* TakeFront(Block* block, std::size_t size);
+  void CutTail(Superblock* superblock, std::size_t head_size);
+  void Absorb(Superblock* lower, Superblock* upper);
+  void Drop(Superblock* lower, Superblock* upper);
 
-  Superblocks superblocks_;
-  FreeByAddress free_by_address_;
-  FreeBySize free_by_size_;
-  // Nodes of erased free blocks, reused by the next insertions: the hot path allocates nothing.
-  std::vector<FreeByAddress::node_type> spare_address_nodes_;
-  std::vector<FreeBySize::node_type> spare_size_nodes_;
+  FreeBySize by_size_;
+  Superblock* first_ = nullptr;
+  std::size_t count_ = 0;
+  // Records of merged blocks and superblocks, reused by the next splits.
+  std::vector<Block*> spare_blocks_;
+  std::vector<Superblock*> spare_superblocks_;
 };
 
 }  // namespace rmmjs::arena
