@@ -242,7 +242,7 @@ function targetsOf(value, peer) {
     [
       'Logging pair / pool pair (C++)',
       value('adaptors over a pool', 'LoggingResourceAdaptor pair (C++)'),
-      value('adaptors over a pool', 'pool pair 1 MiB (C++)'),
+      value('adaptors over a pool', 'pool pair alongside the logged pair (C++)'),
       '<=',
       3,
     ],
