@@ -15,8 +15,10 @@ describe(`rmmjs bench (${backend()})`, () => {
   it('--quick --json: the rows of each resource, DeviceBuffer and the copies', () => {
     // The random workload holds up to 1000 allocations of up to 4 MiB: more than the fake
     // driver's 256 MiB (its memory is address space until touched).
+    // A quick bench takes ~10 s alone, several times that under a sanitizer or on a busy machine.
     const run = rmmjs(['bench', '--quick', '--resources', 'cuda,pool,fixed-size,async', '--json'], {
       env: { RMMJS_FAKE_CUDA_MEMORY: String(8 * GiB) },
+      timeout: 280_000,
     });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
@@ -43,7 +45,7 @@ describe(`rmmjs bench (${backend()})`, () => {
     ]);
     for (const row of report.rows) expect(row.value).toBeGreaterThan(0);
     expect(report.skipped).toEqual(onHost() ? [{ resource: 'async', why: 'needs a GPU (host mode)' }] : []);
-  });
+  }, 300_000);
 
   it('prints a header, then a line per row as it goes', () => {
     const run = rmmjs(['bench', '--quick', '--resources', 'fixed-size']);

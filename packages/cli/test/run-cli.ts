@@ -14,13 +14,17 @@ export interface CliRun {
 
 export function rmmjs(
   args: string[],
-  { env = {}, cwd }: { env?: Record<string, string | undefined>; cwd?: string } = {},
+  {
+    env = {},
+    cwd,
+    timeout = 100_000,
+  }: { env?: Record<string, string | undefined>; cwd?: string; timeout?: number } = {},
 ): CliRun {
   const run = spawnSync(process.execPath, [bin, ...args], {
     encoding: 'utf8',
     env: { ...process.env, ...env },
     cwd,
-    timeout: 100_000,
+    timeout,
   });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
