@@ -3,7 +3,7 @@
 // suite in host mode and on the fake driver) with the sanitizer runtime preloaded into Node. Fails
 // on any failed test and on any sanitizer report (reports are written to files, so that one in a
 // child process whose exit status nobody checks still counts). See tooling/stress/README.md.
-//   node tooling/scripts/asan.mjs [package,...]   (packages whose name contains one of the names)
+//   node tooling/scripts/asan.mjs [package,...]   (as workspace.mjs's packageSelector reads them)
 //   node tooling/scripts/asan.mjs --restore       (puts the normal builds back after an interrupted run)
 // The sanitized builds go to <package>/build-asan/ and are copied over build/ for the tests only;
 // the normal files are kept in build-asan/normal/ and put back at the end, whatever happens.
@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printSummary, summarize } from './summarize.mjs';
-import { root, testedPackages, workspacePackages } from './workspace.mjs';
+import { packageSelector, root, testedPackages, workspacePackages } from './workspace.mjs';
 
 const SANITIZE = '-fsanitize=address,undefined -fno-omit-frame-pointer -g';
 const RESULTS = '.test-results-asan';
@@ -20,8 +20,7 @@ const logs = join(root, '.asan-logs');
 const suppressions = fileURLToPath(new URL('./asan-suppressions.txt', import.meta.url));
 
 const args = process.argv.slice(2);
-const filter = args.find((a) => !a.startsWith('--'))?.split(',');
-const selected = (name) => !filter || filter.some((part) => name.includes(part));
+const selected = packageSelector(args.find((a) => !a.startsWith('--')));
 const nativePackages = workspacePackages().filter((p) => existsSync(join(p.dir, 'CMakeLists.txt')));
 
 // The files a normal build makes: build/Release/*.node, build/*.so and the test-only addons,

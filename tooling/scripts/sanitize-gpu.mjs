@@ -1,7 +1,7 @@
 // The GPU suites under NVIDIA's compute-sanitizer (memcheck, every child process, device leak
 // check): each package's suite as `test-gpu.mjs` runs it, with the sanitizer's reports written to
 // files, then one table of what it found per package. Used on a GPU machine:
-//   node tooling/scripts/sanitize-gpu.mjs [name,name,...]   (packages whose name contains one)
+//   node tooling/scripts/sanitize-gpu.mjs [name,name,...]   (as workspace.mjs's packageSelector reads them)
 // Environment: COMPUTE_SANITIZER (the binary; default: on PATH, else /usr/local/cuda/bin),
 // RMMJS_SANITIZE_LOGS (the reports' folder; default .sanitizer-logs/), RMMJS_SANITIZE_TIMEOUT_S
 // (per package; default 600). Exits non-zero on a memory error, a leak or a failed test. CUDA API
@@ -10,10 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { onlyPackages, printSummary, summarize } from './summarize.mjs';
-import { root, testedPackages } from './workspace.mjs';
+import { packageSelector, root, testedPackages } from './workspace.mjs';
 
-const filter = process.argv[2]?.split(',');
-const selected = (name) => !filter || filter.some((part) => name.includes(part));
+const selected = packageSelector(process.argv[2]);
 const sanitizer =
   process.env.COMPUTE_SANITIZER ??
   (spawnSync('sh', ['-c', 'command -v compute-sanitizer']).stdout?.toString().trim() ||

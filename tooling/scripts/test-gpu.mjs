@@ -1,14 +1,13 @@
 // Runs every package's suite against the real CUDA driver, one test file at a time, with
 // nothing but Node and the installed node_modules (no pnpm, no turbo), then prints the summed
-// line. Used on a GPU machine: `node tooling/scripts/test-gpu.mjs [name,name,...]` (packages
-// whose name contains one of the names; all by default).
+// line. Used on a GPU machine: `node tooling/scripts/test-gpu.mjs [name,name,...]` (as
+// workspace.mjs's packageSelector reads them; all by default).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { onlyPackages, printSummary, summarize } from './summarize.mjs';
-import { root, testedPackages } from './workspace.mjs';
+import { packageSelector, root, testedPackages } from './workspace.mjs';
 
-const filter = process.argv[2]?.split(',');
-const selected = (name) => !filter || filter.some((part) => name.includes(part));
+const selected = packageSelector(process.argv[2]);
 const runner = join(root, 'tooling', 'test-helpers', 'bin', 'rmmjs-test.js');
 for (const pkg of testedPackages()) {
   if (!selected(pkg.name)) continue;

@@ -25,3 +25,15 @@ export function workspacePackages() {
 export function testedPackages() {
   return workspacePackages().filter((p) => p.manifest.scripts?.test?.includes('rmmjs-test'));
 }
+
+/**
+ * Which packages a `name,name,...` argument picks (all when it is undefined): a part that is a
+ * package's whole name picks that package alone (`rmmjs`, the umbrella, is in every name); any
+ * other part picks the packages whose name contains it (`pool` picks @rmmjs/pool).
+ */
+export function packageSelector(list) {
+  if (list === undefined) return () => true;
+  const parts = list.split(',');
+  const names = new Set(workspacePackages().map((p) => p.name));
+  return (name) => parts.some((part) => (names.has(part) ? name === part : name.includes(part)));
+}
