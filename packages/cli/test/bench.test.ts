@@ -91,9 +91,24 @@ describe(`rmmjs bench (${backend()})`, () => {
   });
 
   it('threadOpsPerSecond rejects when a worker fails part of the way (it used to wait forever)', async () => {
-    // Two workers over room for one 1 MiB allocation: one of them runs out of memory.
+    // Room for one 1 MiB allocation, which this thread takes as soon as no worker holds it: every
+    // allocation of the workers fails from then on (however the machine schedules them).
     using limited = new LimitingResourceAdaptor(getCurrentDeviceResource(), 1 << 20);
-    await expect(threadOpsPerSecond(limited, 2, { seconds: 0.5 })).rejects.toThrow(/Exceeded memory limit/);
+    let held = 0n;
+    const grab = setInterval(() => {
+      try {
+        held = limited.allocate(1 << 20);
+        clearInterval(grab);
+      } catch {
+        // a worker holds it: the next turn
+      }
+    }, 1);
+    try {
+      await expect(threadOpsPerSecond(limited, 2, { seconds: 60 })).rejects.toThrow(/Exceeded memory limit/);
+    } finally {
+      clearInterval(grab);
+      if (held !== 0n) limited.deallocate(held, 1 << 20);
+    }
   });
 
   it('an unknown resource: exit 2', () => {
