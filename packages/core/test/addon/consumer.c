@@ -127,6 +127,17 @@ static napi_value type_name_of_current(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* [status, message]: a call's status and, when it failed, core's message for it */
+static napi_value status_and_message(napi_env env, rmmjs_status status) {
+  napi_value result, status_value, message;
+  napi_create_array_with_length(env, 2, &result);
+  napi_create_int32(env, status, &status_value);
+  napi_create_string_utf8(env, status == RMMJS_OK ? "" : api->error_message(), NAPI_AUTO_LENGTH, &message);
+  napi_set_element(env, result, 0, status_value);
+  napi_set_element(env, result, 1, message);
+  return result;
+}
+
 /* failingAllocation(nbytes) -> [status, message] of an allocation expected to fail */
 static napi_value failing_allocation(napi_env env, napi_callback_info info) {
   napi_value argv[1];
@@ -138,13 +149,7 @@ static napi_value failing_allocation(napi_env env, napi_callback_info info) {
   rmmjs_status status = api->allocate(mr, (size_t)bytes, 0, &ptr);
   if (status == RMMJS_OK) api->deallocate(mr, ptr, (size_t)bytes, 0);
   api->release(mr);
-  napi_value result, status_value, message;
-  napi_create_array_with_length(env, 2, &result);
-  napi_create_int32(env, status, &status_value);
-  napi_create_string_utf8(env, status == RMMJS_OK ? "" : api->error_message(), NAPI_AUTO_LENGTH, &message);
-  napi_set_element(env, result, 0, status_value);
-  napi_set_element(env, result, 1, message);
-  return result;
+  return status_and_message(env, status);
 }
 
 /* streamId(handle: bigint) -> bigint: api->stream_id */
@@ -268,13 +273,7 @@ static napi_value stream_check_device(napi_env env, napi_callback_info info) {
     return NULL;
   }
   rmmjs_status status = api->stream_check_device((rmmjs_stream)handle, device);
-  napi_value result, status_value, message;
-  napi_create_array_with_length(env, 2, &result);
-  napi_create_int32(env, status, &status_value);
-  napi_create_string_utf8(env, status == RMMJS_OK ? "" : api->error_message(), NAPI_AUTO_LENGTH, &message);
-  napi_set_element(env, result, 0, status_value);
-  napi_set_element(env, result, 1, message);
-  return result;
+  return status_and_message(env, status);
 }
 #endif
 
