@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as core from '@rmmjs/core';
-import { abiPairNs, abiRandomNs, driverPairNs, driverPoolPairNs } from '@rmmjs/test-addon';
+import { abiPairNs, abiRandomNs, driverPairNs, driverPoolPairNs, napiFloorPairNs } from '@rmmjs/test-addon';
 import { alternatingMedians, median, pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
 import { benchPeers } from './bench-peers.mjs';
 import { benchSuballocators, suballocatorCounts } from './bench-suballocators.mjs';
@@ -71,6 +71,11 @@ const resources = copiesOnly
       ]
     : [['SystemMemoryResource', () => new core.SystemMemoryResource(), 200_000, 100_000]];
 
+// What any allocate+free pair made from JavaScript pays to Node-API itself: two calls taking and
+// returning what allocate and deallocate do, doing nothing.
+const napiFloor = copiesOnly ? 0 : median(() => napiFloorPairNs(MiB, quick ? 20_000 : 200_000));
+if (!copiesOnly) record('Node-API', 'floor: an allocate+free pair doing nothing', napiFloor, 'ns');
+
 for (const [name, make, pairIterations, steps] of resources) {
   const mr = make();
   const n = quick ? Math.ceil(pairIterations / 10) : pairIterations;
@@ -111,7 +116,7 @@ for (const [name, make, pairIterations, steps] of resources) {
       'pair 1 MiB: cuMemAllocFromPoolAsync C++ loop',
       driver,
       'ns',
-      `JS/driver ${(js / driver).toFixed(3)} (target <= 1.1)`,
+      `JS/driver ${(js / driver).toFixed(3)} (target <= 1.1; the C ABI pair plus the Node-API floor alone: ${((native + napiFloor) / driver).toFixed(3)})`,
     );
   }
   mr[Symbol.dispose]();
@@ -195,6 +200,8 @@ function targetsOf(value, peer) {
       '>=',
       1.5,
     ],
+    ['pageable host->device / pinned', value('copies', 'host->device'), value('copies', 'pinned->device'), '>=', 0.9],
+    ['pageable device->host / pinned', value('copies', 'device->host'), value('copies', 'device->pinned'), '>=', 0.9],
     [
       'pinned->device / CuPy pinned',
       value('copies', 'pinned->device'),

@@ -1,13 +1,15 @@
 // Tunes the staged pageable copies (packages/core/src/native/staged_copy.cc): measures host<->device
 // copies of pageable memory over a grid of chunk sizes, chunks in flight per lane and lanes (memcpy
-// threads), each point in a child process (the staging is made once per process, from the internal
-// variables RMMJS_STAGED_CHUNK, RMMJS_STAGED_DEPTH, RMMJS_STAGED_THREADS), with the measurement
+// threads) and store kinds (1 streaming stores into host memory, 2 into the pinned chunks, 3 both, 0 the
+// C library's memcpy everywhere), each point in a child process (the
+// staging is made once per process, from the internal variables RMMJS_STAGED_CHUNK,
+// RMMJS_STAGED_DEPTH, RMMJS_STAGED_THREADS, RMMJS_STAGED_STORES), with the measurement
 // `rmmjs bench` and the repository's benchmark script use (benchCopies of @rmmjs/cli: 256 MiB, the
 // median of 3 after a warm-up). Prints a table against the pinned copies of the same process, and the
 // best point.
 //
 //   node tooling/scripts/copy-sweep.mjs [--quick] [--json file]
-//     [--chunks 2,4,8,16] [--depths 2,4] [--threads 4,8,12]     (chunks in MiB)
+//     [--chunks 2,4,8,16] [--depths 2,4] [--threads 4,8,12] [--stores 1,0,3]     (chunks in MiB)
 //
 // On a GPU; --quick (32 MiB copies) is for trying the script on the fake driver.
 import { spawnSync } from 'node:child_process';
@@ -34,18 +36,23 @@ const quick = args.includes('--quick');
 const jsonPath = option('--json', undefined);
 const chunks = list('--chunks', '2,4,8,16');
 const depths = list('--depths', '2,4');
-// The default lane count (half the cores, 1 to 8), and a third of that again either way.
-const defaultLanes = Math.min(8, Math.max(1, Math.floor(availableParallelism() / 2)));
+// The default lane count (three quarters of the cores, 1 to 12), and a third of that again either way.
+const defaultLanes = Math.min(12, Math.max(1, Math.floor((availableParallelism() * 3) / 4)));
 const threads = list(
   '--threads',
   [...new Set([Math.max(1, Math.round(defaultLanes / 2)), defaultLanes, Math.round(defaultLanes * 1.5)])].join(','),
 );
-const grid = chunks.flatMap((chunk) => depths.flatMap((depth) => threads.map((lanes) => ({ chunk, depth, lanes }))));
+const stores = list('--stores', '1');
+const grid = chunks.flatMap((chunk) =>
+  depths.flatMap((depth) =>
+    threads.flatMap((lanes) => stores.map((streaming) => ({ chunk, depth, lanes, streaming }))),
+  ),
+);
 if (grid.length > 24) {
   console.error(`copy-sweep: ${grid.length} points; at most 24 (each takes a few seconds on the GPU)`);
   process.exit(2);
 }
-const isDefault = (p) => p.chunk === 4 && p.depth === 2 && p.lanes === defaultLanes;
+const isDefault = (p) => p.chunk === 4 && p.depth === 2 && p.lanes === defaultLanes && p.streaming === 1;
 
 const script = fileURLToPath(import.meta.url);
 function measure(point) {
@@ -54,6 +61,7 @@ function measure(point) {
     RMMJS_STAGED_CHUNK: String(point.chunk * MiB),
     RMMJS_STAGED_DEPTH: String(point.depth),
     RMMJS_STAGED_THREADS: String(point.lanes),
+    RMMJS_STAGED_STORES: String(point.streaming),
   };
   const run = spawnSync(process.execPath, [script, '--child', ...(quick ? ['--quick'] : [])], {
     env,
@@ -83,6 +91,7 @@ const header = [
   'chunk MiB',
   'depth',
   'lanes',
+  'streaming',
   'h2d GB/s',
   'd2h GB/s',
   'h2d/pinned',
@@ -98,7 +107,8 @@ for (const point of grid) {
   const r = measure(point);
   results.push(r);
   if (r.error) {
-    console.log(`${[r.chunk, r.depth, r.lanes].map((v) => String(v).padStart(11)).join('')}   failed: ${r.error}`);
+    const where = [r.chunk, r.depth, r.lanes, r.streaming].map((v) => String(v).padStart(11)).join('');
+    console.log(`${where}   failed: ${r.error}`);
     continue;
   }
   r.h2dRatio = ratio(r.h2d, r.pinnedH2d);
@@ -107,6 +117,7 @@ for (const point of grid) {
     String(r.chunk),
     String(r.depth),
     String(r.lanes),
+    String(r.streaming),
     fmt(r.h2d),
     fmt(r.d2h),
     fmt(r.h2dRatio, 3),
@@ -127,7 +138,7 @@ if (best === undefined) {
   process.exitCode = 1;
 } else {
   console.log(
-    `\nbest: RMMJS_STAGED_CHUNK=${best.chunk * MiB} RMMJS_STAGED_DEPTH=${best.depth} RMMJS_STAGED_THREADS=${best.lanes}` +
+    `\nbest: RMMJS_STAGED_CHUNK=${best.chunk * MiB} RMMJS_STAGED_DEPTH=${best.depth} RMMJS_STAGED_THREADS=${best.lanes} RMMJS_STAGED_STORES=${best.streaming}` +
       ` (${best.chunk} MiB x ${best.depth} x ${best.lanes} lanes): h2d ${fmt(best.h2d)} GB/s (${fmt(best.h2dRatio, 3)} of pinned),` +
       ` d2h ${fmt(best.d2h)} GB/s (${fmt(best.d2hRatio, 3)} of pinned); target >= 0.9 each way (${seconds} s)`,
   );

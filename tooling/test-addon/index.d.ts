@@ -92,3 +92,23 @@ export const allocatorHookConsumer: AllocatorHookConsumer;
 
 /** The slots a lookup reads in core's ShardedPointerTable holding exactly `pointers`: mean and most. */
 export function pointerTableProbes(pointers: BigUint64Array): { mean: number; longest: number };
+
+/**
+ * Core's BiasedLock over a plain counter: `iterations` sections on this thread alone, then as many
+ * on this thread and on each of `threads` native threads at once.
+ */
+export function biasedLockRun(options: { threads: number; iterations: number }): {
+  total: number;
+  expected: number;
+  /** Sections that found another thread inside. */
+  overlaps: number;
+  /** Still biased after this thread's sections alone. */
+  biasedAlone: boolean;
+  biasedAfter: boolean;
+};
+
+/**
+ * ns per pair of Node-API calls shaped like core's allocate(mr, nbytes) and deallocate(mr, ptr,
+ * nbytes) that do nothing else: the floor under any allocate+free pair made from JavaScript.
+ */
+export function napiFloorPairNs(nbytes: number, iterations: number): number;

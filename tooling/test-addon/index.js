@@ -55,3 +55,20 @@ export const allocatorHookConsumer = createRequire(import.meta.url)(
 export function pointerTableProbes(pointers) {
   return addon.pointerTableProbes(pointers);
 }
+
+export function biasedLockRun(options) {
+  return addon.biasedLockRun(options);
+}
+
+const floor = addon.napiFloor();
+
+/**
+ * ns per pair of Node-API calls shaped like allocate(mr, nbytes) and deallocate(mr, ptr, nbytes)
+ * that do nothing: the floor under any allocate+free pair made from JavaScript.
+ */
+export function napiFloorPairNs(nbytes, iterations) {
+  const { allocate, deallocate, handle } = floor;
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) deallocate(handle, allocate(handle, nbytes), nbytes);
+  return Number(process.hrtime.bigint() - start) / iterations;
+}

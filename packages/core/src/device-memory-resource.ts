@@ -10,6 +10,12 @@ const MAX_POINTER = 2n ** 64n - 1n;
 // Hot-path functions read once: a property load on the addon's exports costs a few ns per call.
 const { allocate: nativeAllocate, deallocate: nativeDeallocate } = native;
 
+function validatePointerAndSize(ptr: unknown, nbytes: unknown): void {
+  if (typeof ptr !== 'bigint') throw invalidArgType('ptr', 'of type bigint', ptr);
+  if (ptr < 0n || ptr > MAX_POINTER) throw outOfRange('ptr', 'a 64-bit unsigned integer (0 to 2^64 - 1)', ptr);
+  validateSize(nbytes, 'nbytes');
+}
+
 /** A resource class that can wrap a native resource it did not construct. */
 type ResourceClass = abstract new (...args: never[]) => DeviceMemoryResource;
 
@@ -56,27 +62,36 @@ export class DeviceMemoryResource implements Disposable {
 
   /** Allocates `nbytes` (256-byte aligned; 0 bytes gives 0n) on `stream`. */
   allocate(nbytes: number, stream?: Stream): bigint {
-    validateSize(nbytes, 'nbytes');
     const handle = this.#handle;
-    // The default stream is passed as no argument (one fewer conversion on the hot path).
+    // The default stream is passed as no argument (one fewer conversion on the hot path), and the
+    // native side refuses a bad size: it is validated here only to say why (Node's error codes).
     if (stream === undefined) {
       try {
         return nativeAllocate(handle, nbytes);
       } catch (error) {
+        validateSize(nbytes, 'nbytes');
         return retryAfterReclaim(error, () => nativeAllocate(handle, nbytes));
       }
     }
+    validateSize(nbytes, 'nbytes');
     const streamNative = streamArg(stream);
     return withReclaim(() => nativeAllocate(handle, nbytes, streamNative));
   }
 
   /** Returns memory that `allocate(nbytes, stream)` gave. */
   deallocate(ptr: bigint, nbytes: number, stream?: Stream): void {
-    if (typeof ptr !== 'bigint') throw invalidArgType('ptr', 'of type bigint', ptr);
-    if (ptr < 0n || ptr > MAX_POINTER) throw outOfRange('ptr', 'a 64-bit unsigned integer (0 to 2^64 - 1)', ptr);
-    validateSize(nbytes, 'nbytes');
-    if (stream === undefined) nativeDeallocate(this.#handle, ptr, nbytes);
-    else nativeDeallocate(this.#handle, ptr, nbytes, streamArg(stream));
+    if (stream === undefined) {
+      // As in allocate: the native side refuses bad arguments before it frees anything.
+      try {
+        nativeDeallocate(this.#handle, ptr, nbytes);
+      } catch (error) {
+        validatePointerAndSize(ptr, nbytes);
+        throw error;
+      }
+      return;
+    }
+    validatePointerAndSize(ptr, nbytes);
+    nativeDeallocate(this.#handle, ptr, nbytes, streamArg(stream));
   }
 
   /** The device this resource was created for. */

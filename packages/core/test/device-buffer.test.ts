@@ -1,4 +1,12 @@
-import { DEFAULT_STREAM, DeviceBuffer, RMMError, Stream, getCurrentDeviceResource } from '@rmmjs/core';
+import {
+  CudaMemoryResource,
+  DEFAULT_STREAM,
+  DeviceBuffer,
+  RMMError,
+  Stream,
+  cuda,
+  getCurrentDeviceResource,
+} from '@rmmjs/core';
 import { native } from '@rmmjs/core/internal';
 import { expectBytes, onGpu, pattern, rejected, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -350,6 +358,29 @@ describe('large host copies (staged through pinned buffers on a GPU)', () => {
     const offsetView = new Uint8Array(other.buffer, 1, size - 1);
     buffer.copyFromHost(offsetView);
     expectBytes(buffer.toBytes().subarray(0, size - 1), offsetView);
+    // Into host memory that starts off a cache line and ends mid-line, with its neighbours intact.
+    const into = new Uint8Array(size + 8).fill(7);
+    buffer.copyToHost(new Uint8Array(into.buffer, 3, size));
+    expectBytes(into.subarray(3, size + 3), buffer.toBytes());
+    expect([...into.subarray(0, 3), ...into.subarray(size + 3)]).toEqual([7, 7, 7, 7, 7, 7, 7, 7]);
+  });
+
+  const twoDevices = cuda.isAvailable() && cuda.getDeviceCount() >= 2;
+  it.skipIf(!twoDevices)("on a stream of another device, run in that stream's context, both ways", async () => {
+    cuda.setDevice(1);
+    const stream = new Stream();
+    cuda.setDevice(0);
+    const mr = new CudaMemoryResource(); // device 0's: cuMemAlloc takes no stream
+    const buffer = track(new DeviceBuffer({ size, stream, mr }));
+    const bytes = pattern(size, 23);
+    buffer.copyFromHost(bytes);
+    expectBytes(buffer.copyToHost(new Uint8Array(size)), bytes);
+    const other = pattern(size, 24);
+    await buffer.copyFromHostAsync(other);
+    expectBytes(await buffer.copyToHostAsync(), other);
+    buffer.free();
+    stream[Symbol.dispose]();
+    mr[Symbol.dispose]();
   });
 
   it('the event loop keeps running during a long asynchronous copy', async () => {

@@ -321,10 +321,12 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
     expect(run.stdout).toBe('0 0 0,0 0 0,0 0 0,2 5 4');
   });
 
-  it('takes its chunk size, depth and lane count from the environment; every byte arrives both ways', async () => {
-    const { runNode } = await import('./run-node.js');
-    const run = runNode(
-      `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
+  it.each(['0', '3'])(
+    'takes its chunk size, depth, lane count and stores (%s) from the environment; every byte arrives both ways',
+    async (stores) => {
+      const { runNode } = await import('./run-node.js');
+      const run = runNode(
+        `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
        const size = (20 << 20) + 12345; // chunks of 1 MiB over 3 lanes: uneven lanes, a short last chunk
        const buffer = new core.DeviceBuffer({ size });
        const base = fakeCuda.stats();
@@ -336,12 +338,18 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        expectBytes(buffer.copyToHost(target), pattern(size, 5)); // into one already in place
        buffer.free();
        console.log([s.liveStreams - base.liveStreams, s.liveEvents - base.liveEvents, s.liveAllocations - base.liveAllocations, memcpys].join(' '));`,
-      { RMMJS_STAGED_CHUNK: String(1 << 20), RMMJS_STAGED_DEPTH: '3', RMMJS_STAGED_THREADS: '3' },
-    );
-    expect(run.stderr).toBe('');
-    // 3 lanes: 3 streams, 1 + 3*3 events, 3*3 pinned chunks; 21 chunks, one DMA each.
-    expect(run.stdout).toBe('3 10 9 21');
-  });
+        {
+          RMMJS_STAGED_CHUNK: String(1 << 20),
+          RMMJS_STAGED_DEPTH: '3',
+          RMMJS_STAGED_THREADS: '3',
+          RMMJS_STAGED_STORES: stores,
+        },
+      );
+      expect(run.stderr).toBe('');
+      // 3 lanes: 3 streams, 1 + 3*3 events, 3*3 pinned chunks; 21 chunks, one DMA each.
+      expect(run.stdout).toBe('3 10 9 21');
+    },
+  );
 
   it('ignores a staging variable out of range, with a warning', async () => {
     const { runNode } = await import('./run-node.js');
@@ -355,8 +363,9 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        expectBytes(buffer.toBytes(), pattern(size, 3));
        buffer.free();
        console.log([s.liveStreams - base.liveStreams, s.liveAllocations - base.liveAllocations].join(' '));`,
-      { RMMJS_STAGED_DEPTH: '0', RMMJS_STAGED_CHUNK: '4MiB', RMMJS_STAGED_THREADS: '2' },
+      { RMMJS_STAGED_DEPTH: '0', RMMJS_STAGED_CHUNK: '4MiB', RMMJS_STAGED_THREADS: '2', RMMJS_STAGED_STORES: '4' },
     );
+    expect(run.stderr).toContain('RMMJS_STAGED_STORES=4 is not an integer from 0 to 3: ignored');
     expect(run.stderr).toContain('RMMJS_STAGED_DEPTH=0 is not an integer from 1 to 16: ignored');
     expect(run.stderr).toContain('RMMJS_STAGED_CHUNK=4MiB is not an integer from 65536 to 1073741824: ignored');
     expect(run.stdout).toBe('2 4'); // the defaults: 2 chunks in each of 2 lanes

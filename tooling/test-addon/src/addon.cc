@@ -10,4 +10,5 @@ RMMJS_ADDON(rmmjs_test_addon, {"driverPairNs", test_addon::DriverPairNs},
             {"nativeThreadsWorkload", test_addon::NativeThreadsWorkload},
             {"allocateOnNativeThread", test_addon::AllocateOnNativeThread},
             {"allocateOnThreadPool", test_addon::AllocateOnThreadPool}, {"forgeCoreApi", test_addon::ForgeCoreApi},
-            {"pointerTableProbes", test_addon::PointerTableProbes})
+            {"pointerTableProbes", test_addon::PointerTableProbes}, {"biasedLockRun", test_addon::BiasedLockRun},
+            {"napiFloor", test_addon::NapiFloor})

@@ -24,6 +24,12 @@ Napi::Value AllocateOnThreadPool(const Napi::CallbackInfo& info);
 // pointer_table_probe.cc: how far lookups probe in core's ShardedPointerTable.
 Napi::Value PointerTableProbes(const Napi::CallbackInfo& info);
 
+// biased_lock_probe.cc: core's BiasedLock under one thread, then under several.
+Napi::Value BiasedLockRun(const Napi::CallbackInfo& info);
+
+// napi_floor.cc: allocate/deallocate look-alikes that do nothing, for Node-API's own cost.
+Napi::Value NapiFloor(const Napi::CallbackInfo& info);
+
 // forged_core_api.cc: copies of core's API table with another version, for the ABI checks.
 Napi::Value ForgeCoreApi(const Napi::CallbackInfo& info);
 

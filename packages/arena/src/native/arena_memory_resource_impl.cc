@@ -167,7 +167,14 @@ rmmjs_status ArenaMemoryResourceImpl::Deallocate(void* pointer, std::size_t byte
     handed_out_.Insert(ptr, block);
     return AllocationNotFound(FreeResult::kNotAllocated);
   }
-  rmmjs_status status = Release(block, stream);
+  rmmjs_status status = RMMJS_OK;
+  try {
+    status = Release(block, stream);
+  } catch (const std::bad_alloc&) {
+    // Out of host memory for a stream's arena or a superblock's list of streams: thrown before
+    // anything changed, so the block is still the caller's.
+    status = Fail(RMMJS_ERR_OUT_OF_MEMORY, "ArenaMemoryResource: out of host memory");
+  }
   if (status != RMMJS_OK) handed_out_.Insert(ptr, block);
   return status;
 }

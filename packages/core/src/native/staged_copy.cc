@@ -20,6 +20,7 @@
 #include "memory_ops.h"
 #include "parallel_for.h"
 #include "stream.h"
+#include "streaming_copy.h"
 
 namespace rmmjs {
 namespace {
@@ -33,11 +34,18 @@ rmmjs_CUdeviceptr DevicePtr(const void* ptr) { return reinterpret_cast<rmmjs_CUd
 //   RMMJS_STAGED_CHUNK    bytes per pinned chunk (64 KiB to 1 GiB; default 4 MiB)
 //   RMMJS_STAGED_DEPTH    pinned chunks per lane, the DMAs one lane keeps in flight (1 to 16; default 2)
 //   RMMJS_STAGED_THREADS  lanes: threads doing host memcpy, each with its own stream (1 to 64;
-//                         default half the cores, 1 to 8)
+//                         default three quarters of the cores, 1 to 12)
+//   RMMJS_STAGED_STORES   which host memcpys write with streaming stores (StreamingCopy) instead of
+//                         the C library's memcpy: 1 into the caller's memory (device->host), 2 into
+//                         the pinned chunks (host->device), 3 both, 0 neither (default 1)
+// The defaults are the H200 host's best: a pinned chunk the DMA is about to read is best left in
+// the cache (cached stores), the caller's memory is not read again soon (streaming stores).
 struct StagingShape {
   size_t chunk_bytes;
   int depth;
   int lanes;
+  bool streaming_to_host;
+  bool streaming_to_device;
 };
 
 int64_t EnvInteger(const char* name, int64_t fallback, int64_t min, int64_t max) {
@@ -56,11 +64,14 @@ int64_t EnvInteger(const char* name, int64_t fallback, int64_t min, int64_t max)
 const StagingShape& Shape() {
   static const StagingShape shape = [] {
     unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    int default_lanes = static_cast<int>(std::clamp(cores / 2, 1u, 8u));
+    int default_lanes = static_cast<int>(std::clamp(cores * 3 / 4, 1u, 12u));
+    int64_t streaming = EnvInteger("RMMJS_STAGED_STORES", 1, 0, 3);
     return StagingShape{
         static_cast<size_t>(EnvInteger("RMMJS_STAGED_CHUNK", int64_t{4} << 20, int64_t{64} << 10, int64_t{1} << 30)),
         static_cast<int>(EnvInteger("RMMJS_STAGED_DEPTH", 2, 1, 16)),
         static_cast<int>(EnvInteger("RMMJS_STAGED_THREADS", default_lanes, 1, 64)),
+        (streaming & 1) != 0,
+        (streaming & 2) != 0,
     };
   }();
   return shape;
@@ -191,10 +202,11 @@ rmmjs_status RunLane(CopyDirection direction, Lane& lane, int index, int lanes, 
   auto length = [&](size_t j) { return std::min(chunk_bytes, bytes - offset(j)); };
   const size_t own = static_cast<size_t>(index) < chunks ? (chunks - index + step - 1) / step : 0;
   if (direction == CopyDirection::kHostToDevice) {
+    auto* copy = Shape().streaming_to_device ? StreamingCopy : std::memcpy;
     for (size_t j = 0; j < own; j++) {
       size_t b = j % depth;
       RMMJS_CU(cu->cuEventSynchronize(lane.done[b]), "cuEventSynchronize");  // its last DMA ended
-      std::memcpy(lane.pinned[b], host_ptr + offset(j), length(j));
+      copy(lane.pinned[b], host_ptr + offset(j), length(j));
       RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(device_ptr + offset(j)), DevicePtr(lane.pinned[b]), length(j), lane.stream),
                "cuMemcpyAsync");
       RMMJS_CU(cu->cuEventRecord(lane.done[b], lane.stream), "cuEventRecord");
@@ -207,13 +219,14 @@ rmmjs_status RunLane(CopyDirection direction, Lane& lane, int index, int lanes, 
       RMMJS_CU(cu->cuEventRecord(lane.done[b], lane.stream), "cuEventRecord");
       return RMMJS_OK;
     };
+    auto* copy = Shape().streaming_to_host ? StreamingCopy : std::memcpy;
     // Keep `depth` DMAs queued: a pinned chunk is fetched into again as soon as it was copied out.
     for (size_t j = 0; j < std::min(depth, own); j++) RMMJS_TRY(fetch(j));
     for (size_t j = 0; j < own; j++) {
       size_t b = j % depth;
       PrepareDestination(host_ptr + offset(j), length(j));
       RMMJS_CU(cu->cuEventSynchronize(lane.done[b]), "cuEventSynchronize");
-      std::memcpy(host_ptr + offset(j), lane.pinned[b], length(j));
+      copy(host_ptr + offset(j), lane.pinned[b], length(j));
       if (j + depth < own) RMMJS_TRY(fetch(j + depth));
     }
   }

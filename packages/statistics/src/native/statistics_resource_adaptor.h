@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "rmmjs/abi.h"
+#include "rmmjs/biased_lock.hpp"
 #include "rmmjs/resource.hpp"
-#include "rmmjs/spin_lock.hpp"
 
 namespace rmmjs {
 
@@ -73,7 +73,9 @@ class StatisticsResourceAdaptor {
   void UncountFree(size_t bytes);
 
   ResourceRef upstream_;
-  mutable SpinLock lock_;        // a few additions per call: never held across the upstream
+  // A few additions per call, never held across the upstream. Biased: the thread that uses the
+  // adaptor alone (JavaScript's) takes it without an atomic.
+  mutable BiasedLock lock_;
   std::vector<Counters> stack_;  // never empty
 };
 

@@ -1,0 +1,129 @@
+// A lock that the one thread which uses it takes without an atomic read-modify-write, for
+// counters that a single JavaScript thread updates on every allocation (the statistics adaptor):
+// there, SpinLock's exchange is most of what the adaptor adds to a pair.
+//
+// The first thread to take the lock becomes its owner. The owner marks itself inside with a plain
+// store and enters unless the bias was revoked. The first other thread to take the lock revokes
+// the bias for good: it sets `revoked_`, makes every thread of the process execute a full memory
+// barrier (Linux membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED), waits for the owner to leave, and
+// from then on every thread, the owner too, takes the SpinLock. The barrier is what makes the
+// owner's store-then-load safe without a fence of its own (an asymmetric Dekker handshake): either
+// the owner's "inside" is visible to the revoker after the barrier, or the owner's later load sees
+// `revoked_`. Where the process barrier is not available (not Linux, or the kernel refuses), the
+// lock is never biased and is a SpinLock with one more load.
+//
+// Meets the Lockable requirements (std::lock_guard). Not reentrant.
+#ifndef RMMJS_BIASED_LOCK_HPP
+#define RMMJS_BIASED_LOCK_HPP
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+#include "rmmjs/spin_lock.hpp"
+
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace rmmjs {
+namespace detail {
+
+#if defined(__linux__)
+inline long Membarrier(int command) { return syscall(SYS_membarrier, command, 0, 0); }
+
+// Registers the process for expedited private barriers, once: whether ProcessBarrier() works.
+inline bool ProcessBarrierAvailable() {
+  static const bool available = Membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+  return available;
+}
+
+// Every running thread of this process executes a full memory barrier before this returns.
+// A child of fork() starts unregistered: it registers and tries again.
+inline bool ProcessBarrier() {
+  if (Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return true;
+  return Membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 &&
+         Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0;
+}
+#else
+inline bool ProcessBarrierAvailable() { return false; }
+inline bool ProcessBarrier() { return false; }
+#endif
+
+}  // namespace detail
+
+class BiasedLock {
+ public:
+  BiasedLock() {
+    if (!detail::ProcessBarrierAvailable()) {
+      owner_.store(kNobodyEver, std::memory_order_relaxed);
+      unbiased_.store(true, std::memory_order_relaxed);
+    }
+  }
+  BiasedLock(const BiasedLock&) = delete;
+  BiasedLock& operator=(const BiasedLock&) = delete;
+
+  void lock() {
+    const uintptr_t self = Self();
+    uintptr_t owner = owner_.load(std::memory_order_relaxed);
+    if (owner == kNobodyYet && owner_.compare_exchange_strong(owner, self, std::memory_order_relaxed)) owner = self;
+    if (owner == self) {
+      inside_.store(true, std::memory_order_relaxed);
+      // Orders only the compiler; the revoker's process barrier orders the CPU (see above).
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      if (!revoked_.load(std::memory_order_relaxed)) return;
+      inside_.store(false, std::memory_order_release);
+    }
+    spin_.lock();
+    if (!unbiased_.load(std::memory_order_relaxed)) Revoke();
+  }
+
+  void unlock() {
+    if (inside_.load(std::memory_order_relaxed) && owner_.load(std::memory_order_relaxed) == Self()) {
+      inside_.store(false, std::memory_order_release);
+      return;
+    }
+    spin_.unlock();
+  }
+
+  // Whether the owner still takes the lock without an atomic (for tests).
+  bool biased() const { return !unbiased_.load(std::memory_order_acquire); }
+
+ private:
+  static constexpr uintptr_t kNobodyYet = 0;
+  static constexpr uintptr_t kNobodyEver = 1;  // no pthread_t is 1: the lock is never biased
+
+  static uintptr_t Self() { return static_cast<uintptr_t>(pthread_self()); }
+
+  // Under spin_, by the first thread other than the owner (the owner itself never revokes).
+  void Revoke() {
+    revoked_.store(true, std::memory_order_seq_cst);
+    if (!detail::ProcessBarrier()) {
+      // Not expected once registration succeeded. Without the barrier the owner's "inside" may
+      // not be visible yet: give it time to drain before trusting the flag.
+      for (int i = 0; i < 1000; i++) std::this_thread::yield();
+    }
+    for (int spins = 0; inside_.load(std::memory_order_acquire); spins++) {
+      if (spins < 64) {
+        CpuRelax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    unbiased_.store(true, std::memory_order_release);
+  }
+
+  std::atomic<uintptr_t> owner_{kNobodyYet};
+  std::atomic<bool> inside_{false};    // the owner is in its biased critical section
+  std::atomic<bool> revoked_{false};   // the owner may no longer enter without spin_
+  std::atomic<bool> unbiased_{false};  // revocation finished: every thread uses spin_
+  SpinLock spin_;
+};
+
+}  // namespace rmmjs
+
+#endif  // RMMJS_BIASED_LOCK_HPP
