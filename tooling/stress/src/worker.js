@@ -10,8 +10,9 @@ import { getCurrentDeviceResource } from '@rmmjs/core';
 import { Workload } from './workload.js';
 
 async function run({ steps = 0, forever = false, until = Infinity, progressEvery = 0, ...options }) {
+  let workload;
   try {
-    const workload = new Workload(options);
+    workload = new Workload(options);
     for (let i = 0; (forever || i < steps) && Date.now() < until; i++) {
       await workload.step();
       if (progressEvery > 0 && (i + 1) % progressEvery === 0) parentPort.postMessage({ progress: i + 1 });
@@ -19,7 +20,15 @@ async function run({ steps = 0, forever = false, until = Infinity, progressEvery
     workload.close();
     return { done: workload.counts, resource: currentResourceName() };
   } catch (error) {
-    return { error: String(error?.stack ?? error), code: error?.code };
+    // Its buffers go back first, so that the failure is reported once and not again as memory
+    // still held when the caller checks the resource.
+    let closing = '';
+    try {
+      workload?.close();
+    } catch (again) {
+      closing = `\nthen, freeing its buffers: ${again?.stack ?? again}`;
+    }
+    return { error: String(error?.stack ?? error) + closing, code: error?.code };
   }
 }
 
