@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "rmmjs/spin_lock.hpp"
+#include "rmmjs/biased_lock.hpp"
 
 namespace rmmjs {
 
@@ -117,13 +117,13 @@ class ShardedPointerTable {
   // False, and no change, when ptr is null or already in the table. May throw std::bad_alloc.
   bool Insert(const void* ptr, Value value) {
     Shard& shard = ShardOf(ptr);
-    std::lock_guard<SpinLock> guard(shard.lock);
+    std::lock_guard<BiasedLock> guard(shard.lock);
     return shard.table.Insert(Key(ptr), std::move(value));
   }
   // Moves ptr's value to *out and removes it; false when ptr is not in the table.
   bool Take(const void* ptr, Value* out) {
     Shard& shard = ShardOf(ptr);
-    std::lock_guard<SpinLock> guard(shard.lock);
+    std::lock_guard<BiasedLock> guard(shard.lock);
     return shard.table.Take(Key(ptr), out);
   }
 
@@ -131,7 +131,7 @@ class ShardedPointerTable {
   std::size_t size() const {
     std::size_t total = 0;
     for (const Shard& shard : shards_) {
-      std::lock_guard<SpinLock> guard(shard.lock);
+      std::lock_guard<BiasedLock> guard(shard.lock);
       total += shard.table.size();
     }
     return total;
@@ -139,7 +139,7 @@ class ShardedPointerTable {
 
   std::size_t ProbeLength(const void* ptr) const {
     const Shard& shard = ShardOf(ptr);
-    std::lock_guard<SpinLock> guard(shard.lock);
+    std::lock_guard<BiasedLock> guard(shard.lock);
     return shard.table.ProbeLength(Key(ptr));
   }
 
@@ -147,8 +147,8 @@ class ShardedPointerTable {
   // snapshot. visit must not use the table, and should be short: it blocks every other user.
   template <class Visit>
   void ForEach(Visit&& visit) const {
-    std::array<std::unique_lock<SpinLock>, kShards> guards;
-    for (std::size_t i = 0; i < kShards; i++) guards[i] = std::unique_lock<SpinLock>(shards_[i].lock);
+    std::array<std::unique_lock<BiasedLock>, kShards> guards;
+    for (std::size_t i = 0; i < kShards; i++) guards[i] = std::unique_lock<BiasedLock>(shards_[i].lock);
     for (const Shard& shard : shards_) shard.table.ForEach(visit);
   }
 
@@ -156,7 +156,8 @@ class ShardedPointerTable {
   static constexpr unsigned kShardBits = 6;
   static constexpr std::size_t kShards = std::size_t{1} << kShardBits;
   struct alignas(64) Shard {
-    mutable SpinLock lock;
+    // Biased: a shard that one thread alone uses (JavaScript's, most often) costs no atomic.
+    mutable BiasedLock lock;
     PointerTable<Value> table;
   };
 

@@ -10,9 +10,7 @@ namespace rmmjs {
 
 rmmjs_status LimitingResourceAdaptor::Allocate(size_t bytes, rmmjs_stream stream, void** out) {
   size_t proposed = AlignUp(bytes, RMMJS_ALLOCATION_ALIGNMENT);
-  size_t old = allocated_bytes_.fetch_add(proposed);
-  if (old + proposed > allocation_limit_) {
-    allocated_bytes_ -= proposed;
+  if (proposed < bytes || !Reserve(proposed)) {
     return Fail(RMMJS_ERR_OUT_OF_MEMORY, "Exceeded memory limit (failed to allocate " + FormatBytes(bytes) + ")");
   }
   const rmmjs_core_api* api = CoreApi();
@@ -28,7 +26,7 @@ rmmjs_status LimitingResourceAdaptor::Allocate(size_t bytes, rmmjs_stream stream
       *out = nullptr;
     }
   }
-  if (status != RMMJS_OK) allocated_bytes_ -= proposed;  // roll back
+  if (status != RMMJS_OK) Unreserve(proposed);  // roll back
   return status;
 }
 
@@ -41,8 +39,20 @@ rmmjs_status LimitingResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmjs_
   rmmjs_status status = CoreApi()->deallocate(upstream_.get(), ptr, allocated, stream);
   // Still allocated when the upstream failed to free it, unless the upstream says it is not its own.
   if (status != RMMJS_OK && status != RMMJS_ERR_LOGIC && Record(ptr, allocated)) return status;
-  allocated_bytes_ -= AlignUp(allocated, RMMJS_ALLOCATION_ALIGNMENT);
+  Unreserve(AlignUp(allocated, RMMJS_ALLOCATION_ALIGNMENT));
   return status;
+}
+
+bool LimitingResourceAdaptor::Reserve(size_t bytes) {
+  std::lock_guard<BiasedLock> guard(lock_);
+  if (bytes > allocation_limit_ - allocated_bytes_) return false;
+  allocated_bytes_ += bytes;
+  return true;
+}
+
+void LimitingResourceAdaptor::Unreserve(size_t bytes) {
+  std::lock_guard<BiasedLock> guard(lock_);
+  allocated_bytes_ -= bytes;
 }
 
 // Puts a record back (no error is set: the caller reports its own).

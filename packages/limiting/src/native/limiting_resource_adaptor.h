@@ -6,10 +6,11 @@
 // wraps or drifts, and the limit means what it says.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
+#include <mutex>
 
 #include "rmmjs/abi.h"
+#include "rmmjs/biased_lock.hpp"
 #include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
 
@@ -27,15 +28,23 @@ class LimitingResourceAdaptor {
   rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream);
   rmmjs_resource* Upstream() const { return upstream_.get(); }
 
-  size_t allocated_bytes() const { return allocated_bytes_.load(std::memory_order_relaxed); }
+  size_t allocated_bytes() const {
+    std::lock_guard<BiasedLock> guard(lock_);
+    return allocated_bytes_;
+  }
   size_t allocation_limit() const { return allocation_limit_; }
 
  private:
   bool Record(void* ptr, size_t bytes);
+  // Counts bytes against the limit: false, and no change, when they do not fit under it.
+  bool Reserve(size_t bytes);
+  void Unreserve(size_t bytes);
 
   ResourceRef upstream_;
   size_t allocation_limit_;
-  std::atomic<size_t> allocated_bytes_{0};
+  // Biased: the thread that uses the adaptor alone (JavaScript's) counts without an atomic.
+  mutable BiasedLock lock_;
+  size_t allocated_bytes_ = 0;        // never over allocation_limit_
   ShardedPointerTable<size_t> live_;  // pointer -> requested bytes
 };
 
