@@ -142,8 +142,8 @@ bool PoolBlocks::TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<Range>* b
     if (pool::CoalescingFreeBlocks::IsWhollyFree(*block, &ignored)) candidates.push_back(block.get());
   }
   // The smallest block that makes room on its own, else the largest blocks until there is room.
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const pool::UpstreamBlock* a, const pool::UpstreamBlock* b) { return a->size < b->size; });
+  std::sort(candidates.begin(), candidates.end(),
+            [](const pool::UpstreamBlock* a, const pool::UpstreamBlock* b) { return a->size < b->size; });
   auto enough = std::find_if(candidates.begin(), candidates.end(),
                              [needed](const pool::UpstreamBlock* block) { return block->size >= needed; });
   std::vector<const pool::UpstreamBlock*> taken;
