@@ -51,13 +51,13 @@
 //
 //     // Optional: a policy that can check a free without the lock gets per-thread caches of freed
 //     // blocks (rmmjs/thread_cache.hpp) in front of the lists. Thread-safe, without the lock:
-//     // Takes [ptr, ptr + bytes) off the record of blocks handed out, with its block size in
-//     // *size; false when that is not a block as handed out (or the policy keeps no record): the
-//     // free then goes through Free, which says why.
-//     bool TakeHandedOut(uintptr_t ptr, size_t bytes, size_t* size);
-//     void Remember(uintptr_t ptr, size_t size) noexcept;  // a cached block handed out again
+//     // Takes [ptr, ptr + bytes) off the record of blocks handed out, filling the ptr, block size
+//     // and record (the policy's own, or nullptr) of *cached; false when that is not a block as
+//     // handed out (or the policy keeps no record): the free then goes through Free, which says why.
+//     bool TakeHandedOut(uintptr_t ptr, size_t bytes, CachedBlock* cached);
+//     void Remember(const CachedBlock& cached) noexcept;  // a cached block handed out again
 //     // Under the lock: puts a block TakeHandedOut vouched for on list (may throw std::bad_alloc).
-//     void InsertFree(FreeList& list, uintptr_t ptr, size_t size);
+//     void InsertFree(FreeList& list, const CachedBlock& cached);
 //   };
 //
 // With caches, a free that needs no driver call (on the legacy default stream, or any free in host
@@ -222,10 +222,10 @@ class StreamOrderedResource {
     RMMJS_TRY(StreamKeyOf(stream, stream_ordered_, &key));  // may call the driver: before the lock
     if constexpr (kCachesFrees) {
       if (Caching(key)) {
-        const uintptr_t cached = caches_->Take(size, key);
-        if (cached != 0) {
-          blocks_.Remember(cached, size);
-          *out = reinterpret_cast<void*>(cached);
+        CachedBlock cached;
+        if (caches_->Take(size, key, &cached)) {
+          blocks_.Remember(cached);
+          *out = reinterpret_cast<void*>(cached.ptr);
           return RMMJS_OK;
         }
       }
@@ -247,18 +247,17 @@ class StreamOrderedResource {
     RMMJS_TRY(StreamKeyOf(stream, stream_ordered_, &key));
     if constexpr (kCachesFrees) {
       if (Caching(key)) {
-        const uintptr_t ptr = reinterpret_cast<uintptr_t>(pointer);
-        size_t size = 0;
-        if (blocks_.TakeHandedOut(ptr, bytes, &size)) {
-          if (caches_->Put({ptr, size, key})) return RMMJS_OK;
+        CachedBlock cached{0, 0, key, nullptr};
+        if (blocks_.TakeHandedOut(reinterpret_cast<uintptr_t>(pointer), bytes, &cached)) {
+          if (caches_->Put(cached)) return RMMJS_OK;
           Lock lock(mutex_);  // the cache is full
           try {
             StreamState& own = StateOf(key);
-            blocks_.InsertFree(own.free, ptr, size);
+            blocks_.InsertFree(own.free, cached);
             own.frees++;
             MayHoldBlocks(own);
           } catch (const std::bad_alloc&) {
-            blocks_.Remember(ptr, size);  // still the caller's, as it was
+            blocks_.Remember(cached);  // still the caller's, as it was
             throw;
           }
           return RMMJS_OK;
@@ -351,7 +350,7 @@ class StreamOrderedResource {
       const CachedBlock& block = blocks[i];
       try {
         StreamState& state = StateOf(block.key);
-        blocks_.InsertFree(state.free, block.ptr, block.size);
+        blocks_.InsertFree(state.free, block);
         state.frees++;
         MayHoldBlocks(state);
       } catch (const std::bad_alloc&) {

@@ -32,12 +32,13 @@
 
 namespace rmmjs {
 
-// A free block as a cache holds it: where, how large (as the resource counts it) and the stream it
-// was freed on.
+// A free block as a cache holds it: where, how large (as the resource counts it), the stream it
+// was freed on, and the resource's record of it (its own business; it travels with the block).
 struct CachedBlock {
   uintptr_t ptr;
   size_t size;
   StreamKey key;
+  void* record;
 };
 
 class ThreadCaches {
@@ -50,21 +51,21 @@ class ThreadCaches {
   ThreadCaches(const ThreadCaches&) = delete;
   ThreadCaches& operator=(const ThreadCaches&) = delete;
 
-  // Takes a block of exactly `size` freed on `key` from the calling thread's cache: its address,
-  // or 0.
-  uintptr_t Take(size_t size, const StreamKey& key) {
+  // Takes a block of exactly `size` freed on `key` from the calling thread's cache into *out; false
+  // when there is none.
+  bool Take(size_t size, const StreamKey& key, CachedBlock* out) {
     Cache* cache = Find();  // none yet: nothing was freed here
-    if (cache == nullptr) return 0;
+    if (cache == nullptr) return false;
     std::lock_guard<BiasedLock> guard(cache->lock);
     for (size_t i = cache->count; i-- > 0;) {  // the most recently freed first
       CachedBlock& block = cache->blocks[i];
       if (block.size == size && block.key == key) {
-        const uintptr_t ptr = block.ptr;
+        *out = block;
         block = cache->blocks[--cache->count];
-        return ptr;
+        return true;
       }
     }
-    return 0;
+    return false;
   }
 
   // Puts a freed block into the calling thread's cache; false when it is full (or cannot be made:

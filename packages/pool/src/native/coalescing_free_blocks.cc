@@ -2,57 +2,108 @@
 
 #include <algorithm>
 #include <iterator>
+#include <utility>
 
 namespace rmmjs {
 namespace pool {
-namespace {
-
-// Spare tree nodes kept for reuse; beyond this they go back to the heap.
-constexpr size_t kMaxSpareNodes = 1024;
-
-}  // namespace
 
 CoalescingFreeBlocks::CoalescingFreeBlocks() {
-  // Recycling a node then never allocates, so no operation fails half-way for want of host memory.
-  spare_address_nodes_.reserve(kMaxSpareNodes);
-  spare_size_nodes_.reserve(kMaxSpareNodes);
+  // Recycling a record then never allocates, so no free fails for want of host memory.
+  spare_blocks_.reserve(kMaxSpares);
 }
 
-const UpstreamBlock* UpstreamBlocks::Find(uintptr_t ptr) const {
-  auto after = std::upper_bound(blocks_.begin(), blocks_.end(), ptr,
-                                [](uintptr_t p, const UpstreamBlock& block) { return p < block.begin; });
-  if (after == blocks_.begin()) return nullptr;
-  const UpstreamBlock& block = *std::prev(after);
-  return ptr < block.end() ? &block : nullptr;
-}
-
-void UpstreamBlocks::Add(UpstreamBlock block) {
-  auto at = std::lower_bound(blocks_.begin(), blocks_.end(), block.begin,
-                             [](const UpstreamBlock& b, uintptr_t p) { return b.begin < p; });
-  blocks_.insert(at, block);
-}
-
-void UpstreamBlocks::Remove(uintptr_t begin) {
-  auto at = std::lower_bound(blocks_.begin(), blocks_.end(), begin,
-                             [](const UpstreamBlock& b, uintptr_t p) { return b.begin < p; });
-  if (at != blocks_.end() && at->begin == begin) blocks_.erase(at);
-}
-
-uintptr_t CoalescingFreeBlocks::TakeBestFit(StreamFreeList& list, size_t size) {
-  auto fit = list.by_size.lower_bound(BySize::Key{size, 0});
-  if (fit == list.by_size.end()) return 0;
-  const uintptr_t address = fit->address;
-  const size_t found = fit->size;
-  const AddressSet::iterator block = fit->block;
-  list.free_bytes -= size;
-  if (found == size) {
-    Recycle(list.by_size.extract(fit));
-    Recycle(by_address_.extract(block));
-    return address;
+CoalescingFreeBlocks::~CoalescingFreeBlocks() {
+  for (const std::unique_ptr<UpstreamBlock>& upstream : upstream_) {
+    for (Block* block = upstream->first; block != nullptr;) {
+      Block* next = block->next;
+      delete block;
+      block = next;
+    }
   }
-  // Hand out the front of the block; the rest stays free (same place in address order).
-  Rekey(list, block, found - size, address + size);
-  return address;
+  for (Block* block : spare_blocks_) delete block;
+}
+
+Block* CoalescingFreeBlocks::AddUpstream(uintptr_t begin, size_t size, size_t taken, StreamFreeList& list) {
+  // Everything that can fail, first.
+  auto upstream = std::make_unique<UpstreamBlock>(UpstreamBlock{begin, size, nullptr});
+  Block* first = NewBlock();
+  Block* rest = nullptr;
+  try {
+    if (taken != 0 && taken < size) rest = NewBlock();
+    upstream_.reserve(upstream_.size() + 1);
+  } catch (...) {
+    Recycle(first);
+    if (rest != nullptr) Recycle(rest);
+    throw;
+  }
+  auto at = std::upper_bound(upstream_.begin(), upstream_.end(), begin,
+                             [](uintptr_t p, const std::unique_ptr<UpstreamBlock>& u) { return p < u->begin; });
+  UpstreamBlock* added = upstream_.insert(at, std::move(upstream))->get();
+  added->first = first;
+  first->upstream = added;
+  first->start = begin;
+  first->size = taken == 0 ? size : taken;
+  if (rest != nullptr) {
+    rest->upstream = added;
+    rest->start = begin + taken;
+    rest->size = size - taken;
+    rest->previous = first;
+    first->next = rest;
+  }
+  Block* free = taken == 0 ? first : rest;
+  if (free != nullptr) {
+    Index(list, free);
+    list.free_bytes += free->size;
+  }
+  return taken == 0 ? nullptr : first;
+}
+
+void CoalescingFreeBlocks::RemoveUpstream(const UpstreamBlock* upstream) {
+  for (Block* block = upstream->first; block != nullptr;) {
+    Block* next = block->next;
+    block->list->free_bytes -= block->size;
+    Unindex(block);
+    Recycle(block);
+    block = next;
+  }
+  auto at = std::find_if(upstream_.begin(), upstream_.end(),
+                         [upstream](const std::unique_ptr<UpstreamBlock>& u) { return u.get() == upstream; });
+  upstream_.erase(at);
+}
+
+const UpstreamBlock* CoalescingFreeBlocks::FindUpstream(uintptr_t ptr) const {
+  auto after = std::upper_bound(upstream_.begin(), upstream_.end(), ptr,
+                                [](uintptr_t p, const std::unique_ptr<UpstreamBlock>& u) { return p < u->begin; });
+  if (after == upstream_.begin()) return nullptr;
+  const UpstreamBlock* upstream = std::prev(after)->get();
+  return ptr < upstream->end() ? upstream : nullptr;
+}
+
+Block* CoalescingFreeBlocks::TakeBestFit(StreamFreeList& list, size_t size) {
+  auto fit = list.by_size.lower_bound(BySize::Key{size, 0});
+  if (fit == list.by_size.end()) return nullptr;
+  Block* block = fit->block;
+  if (block->size == size) {
+    Unindex(block);
+    list.free_bytes -= size;
+    return block;
+  }
+  // The front is handed out as a record of its own; the rest keeps the free record.
+  Block* front = NewBlock();  // before any change
+  front->start = block->start;
+  front->size = size;
+  front->upstream = block->upstream;
+  front->previous = block->previous;
+  front->next = block;
+  if (block->previous != nullptr) {
+    block->previous->next = front;
+  } else {
+    block->upstream->first = front;
+  }
+  block->previous = front;
+  list.free_bytes -= size;
+  Rekey(list, block, block->start + size, block->size - size);
+  return front;
 }
 
 size_t CoalescingFreeBlocks::BestFitSize(const StreamFreeList& list, size_t size) {
@@ -60,150 +111,145 @@ size_t CoalescingFreeBlocks::BestFitSize(const StreamFreeList& list, size_t size
   return fit == list.by_size.end() ? 0 : fit->size;
 }
 
-bool CoalescingFreeBlocks::Overlaps(uintptr_t ptr, size_t size) const {
-  auto next = by_address_.lower_bound(ptr);  // the first free block at or after ptr
-  if (next != by_address_.end() && next->address < ptr + size) return true;
-  return next != by_address_.begin() && std::prev(next)->address + std::prev(next)->size > ptr;
-}
-
-bool CoalescingFreeBlocks::Insert(StreamFreeList& list, uintptr_t ptr, size_t size, const UpstreamBlock& upstream) {
-  const uintptr_t end = ptr + size;
-  auto next = by_address_.lower_bound(ptr);
-  if (next != by_address_.end() && next->address < end) return false;
-  auto prev = next == by_address_.begin() ? by_address_.end() : std::prev(next);
-  if (prev != by_address_.end() && prev->address + prev->size > ptr) return false;
-
-  const bool merge_prev =
-      prev != by_address_.end() && prev->list == &list && prev->address + prev->size == ptr && ptr != upstream.begin;
-  const bool merge_next =
-      next != by_address_.end() && next->list == &list && next->address == end && end != upstream.end();
-  if (merge_prev && merge_next) {
-    const size_t merged = prev->size + size + next->size;
-    Recycle(list.by_size.extract(next->entry));
-    Recycle(by_address_.extract(next));
-    Rekey(list, prev, merged, prev->address);
-  } else if (merge_prev) {
-    Rekey(list, prev, prev->size + size, prev->address);
+void CoalescingFreeBlocks::Free(StreamFreeList& list, Block* block) {
+  list.free_bytes += block->size;
+  Block* previous = block->previous;
+  Block* next = block->next;
+  const bool merge_previous = previous != nullptr && previous->list == &list;
+  const bool merge_next = next != nullptr && next->list == &list;
+  if (merge_previous && merge_next) {
+    const size_t merged = previous->size + block->size + next->size;
+    Unindex(next);
+    Unchain(block);
+    Unchain(next);
+    Rekey(list, previous, previous->start, merged);
+    Recycle(block);
+    Recycle(next);
+  } else if (merge_previous) {
+    Unchain(block);
+    Rekey(list, previous, previous->start, previous->size + block->size);
+    Recycle(block);
   } else if (merge_next) {
-    Rekey(list, next, next->size + size, ptr);  // ptr keeps the block's place in address order
+    Unchain(block);
+    Rekey(list, next, block->start, block->size + next->size);
+    Recycle(block);
   } else {
-    Add(list, next, ptr, size);
+    Index(list, block);
   }
-  list.free_bytes += size;
-  return true;
 }
 
-void CoalescingFreeBlocks::MoveAll(StreamFreeList& from, StreamFreeList& to, const UpstreamBlocks& upstream) {
+Block* CoalescingFreeBlocks::BlockAt(const UpstreamBlock& upstream, uintptr_t ptr) {
+  for (Block* block = upstream.first; block != nullptr && block->start <= ptr; block = block->next) {
+    if (block->start == ptr) return block;
+  }
+  return nullptr;
+}
+
+bool CoalescingFreeBlocks::Overlaps(const UpstreamBlock& upstream, uintptr_t ptr, size_t size) {
+  for (const Block* block = upstream.first; block != nullptr && block->start < ptr + size; block = block->next) {
+    if (block->list != nullptr && block->start + block->size > ptr) return true;
+  }
+  return false;
+}
+
+void CoalescingFreeBlocks::MoveAll(StreamFreeList& from, StreamFreeList& to) {
   if (&from == &to) return;
-  // Each block's nodes move as they are (no allocation), then it merges with its neighbours on to.
+  // Each block's entry moves as it is (no allocation), then it merges with its neighbours on to
+  // (never with one on from: those would have merged on from already).
   while (!from.by_size.empty()) {
-    SizeSet::node_type node = from.by_size.extract(from.by_size.begin());
-    const AddressSet::iterator block = node.value().block;
+    Block* block = from.by_size.begin()->block;
     from.free_bytes -= block->size;
     to.free_bytes += block->size;
+    block->by_size = to.by_size.insert(from.by_size.extract(from.by_size.begin())).position;
     block->list = &to;
-    block->entry = to.by_size.insert(std::move(node)).position;
-    const UpstreamBlock& within = *upstream.Find(block->address);
-    const auto next = std::next(block);
-    if (next != by_address_.end() && next->list == &to && next->address == block->address + block->size &&
-        next->address != within.end()) {
-      Absorb(to, block, next);
-    }
-    if (block != by_address_.begin()) {
-      const auto prev = std::prev(block);
-      if (prev->list == &to && prev->address + prev->size == block->address && block->address != within.begin) {
-        Absorb(to, prev, block);
-      }
-    }
+    if (block->next != nullptr && block->next->list == &to) Absorb(to, block, block->next);
+    if (block->previous != nullptr && block->previous->list == &to) Absorb(to, block->previous, block);
   }
 }
 
-void CoalescingFreeBlocks::Absorb(StreamFreeList& list, AddressSet::iterator lower, AddressSet::iterator upper) {
+void CoalescingFreeBlocks::Absorb(StreamFreeList& list, Block* lower, Block* upper) {
   const size_t size = lower->size + upper->size;
-  Recycle(list.by_size.extract(upper->entry));
-  Recycle(by_address_.extract(upper));
-  Rekey(list, lower, size, lower->address);
+  Unindex(upper);
+  Unchain(upper);
+  Recycle(upper);
+  Rekey(list, lower, lower->start, size);
 }
 
-bool CoalescingFreeBlocks::IsWhollyFree(const UpstreamBlock& upstream, std::vector<StreamFreeList*>* lists) const {
-  std::vector<StreamFreeList*> found;
-  uintptr_t covered = upstream.begin;
-  // Stop at the block's end: the next upstream block can start right there (cuMemAlloc hands out
-  // adjacent small blocks) and its free blocks are not this one's.
-  for (auto at = by_address_.find(upstream.begin);
-       at != by_address_.end() && at->address == covered && covered < upstream.end(); ++at) {
-    covered += at->size;
-    if (std::find(found.begin(), found.end(), at->list) == found.end()) found.push_back(at->list);
+bool CoalescingFreeBlocks::IsWhollyFree(const UpstreamBlock& upstream, std::vector<StreamFreeList*>* lists) {
+  for (const Block* block = upstream.first; block != nullptr; block = block->next) {
+    if (block->list == nullptr) return false;
   }
-  if (covered != upstream.end()) return false;
-  for (StreamFreeList* list : found) {
-    if (std::find(lists->begin(), lists->end(), list) == lists->end()) lists->push_back(list);
+  for (const Block* block = upstream.first; block != nullptr; block = block->next) {
+    if (std::find(lists->begin(), lists->end(), block->list) == lists->end()) lists->push_back(block->list);
   }
   return true;
 }
 
-void CoalescingFreeBlocks::RemoveAllIn(const UpstreamBlock& upstream) {
-  auto at = by_address_.lower_bound(upstream.begin);
-  while (at != by_address_.end() && at->address < upstream.end()) Erase(at++);
+Block* CoalescingFreeBlocks::NewBlock() {
+  if (!spare_blocks_.empty()) {
+    Block* block = spare_blocks_.back();
+    spare_blocks_.pop_back();
+    return block;
+  }
+  auto block = std::make_unique<Block>();
+  // A record owns its index entry from the start: a node handle comes only out of a set.
+  SizeIndex scratch;
+  scratch.insert(SizeEntry{0, 0, block.get()});
+  block->node = scratch.extract(scratch.begin());
+  return block.release();
 }
 
-void CoalescingFreeBlocks::Rekey(StreamFreeList& list, AddressSet::iterator block, size_t size, uintptr_t address) {
-  block->size = size;
-  block->address = address;
-  const SizeSet::iterator entry = block->entry;
-  const BySize::Key key{size, address};
-  auto next = std::next(entry);
-  const bool before_next = next == list.by_size.end() || key < BySize::KeyOf(*next);
-  const bool after_prev = entry == list.by_size.begin() || BySize::KeyOf(*std::prev(entry)) < key;
-  if (before_next && after_prev) {
-    entry->size = size;
-    entry->address = address;
+void CoalescingFreeBlocks::Recycle(Block* block) {
+  if (spare_blocks_.size() == kMaxSpares) {
+    delete block;
     return;
   }
-  SizeSet::node_type node = list.by_size.extract(entry);
+  block->previous = block->next = nullptr;
+  block->upstream = nullptr;
+  block->list = nullptr;
+  spare_blocks_.push_back(block);
+}
+
+void CoalescingFreeBlocks::Unchain(Block* block) {
+  if (block->previous != nullptr) {
+    block->previous->next = block->next;
+  } else {
+    block->upstream->first = block->next;
+  }
+  if (block->next != nullptr) block->next->previous = block->previous;
+}
+
+void CoalescingFreeBlocks::Index(StreamFreeList& list, Block* block) {
+  block->node.value().size = block->size;
+  block->node.value().start = block->start;
+  block->by_size = list.by_size.insert(std::move(block->node)).position;
+  block->list = &list;
+}
+
+void CoalescingFreeBlocks::Unindex(Block* block) {
+  block->node = block->list->by_size.extract(block->by_size);
+  block->list = nullptr;
+}
+
+// Gives a free block a new start and size; its index entry stays in place when that keeps the
+// index's order.
+void CoalescingFreeBlocks::Rekey(StreamFreeList& list, Block* block, uintptr_t start, size_t size) {
+  auto entry = block->by_size;
+  block->start = start;
+  block->size = size;
+  auto next = std::next(entry);
+  const bool before_next = next == list.by_size.end() || BySize::Less(size, start, next->size, next->start);
+  const bool after_previous =
+      entry == list.by_size.begin() || BySize::Less(std::prev(entry)->size, std::prev(entry)->start, size, start);
+  if (before_next && after_previous) {
+    entry->size = size;
+    entry->start = start;
+    return;
+  }
+  auto node = list.by_size.extract(entry);
   node.value().size = size;
-  node.value().address = address;
-  block->entry = list.by_size.insert(std::move(node)).position;
-}
-
-void CoalescingFreeBlocks::Add(StreamFreeList& list, AddressSet::const_iterator hint, uintptr_t address, size_t size) {
-  AddressSet::iterator block;
-  if (spare_address_nodes_.empty()) {
-    block = by_address_.emplace_hint(hint, FreeBlock{address, size, &list, {}});
-  } else {
-    AddressSet::node_type node = std::move(spare_address_nodes_.back());
-    spare_address_nodes_.pop_back();
-    node.value() = FreeBlock{address, size, &list, {}};
-    block = by_address_.insert(hint, std::move(node));
-  }
-  if (spare_size_nodes_.empty()) {
-    try {
-      block->entry = list.by_size.insert(SizeEntry{size, address, block}).first;
-    } catch (...) {
-      by_address_.erase(block);  // out of host memory: nothing changes
-      throw;
-    }
-  } else {
-    SizeSet::node_type node = std::move(spare_size_nodes_.back());
-    spare_size_nodes_.pop_back();
-    node.value() = SizeEntry{size, address, block};
-    block->entry = list.by_size.insert(std::move(node)).position;
-  }
-}
-
-void CoalescingFreeBlocks::Erase(AddressSet::iterator block) {
-  StreamFreeList& list = *block->list;
-  list.free_bytes -= block->size;
-  Recycle(list.by_size.extract(block->entry));
-  Recycle(by_address_.extract(block));
-}
-
-void CoalescingFreeBlocks::Recycle(SizeSet::node_type node) {
-  if (!node.empty() && spare_size_nodes_.size() < kMaxSpareNodes) spare_size_nodes_.push_back(std::move(node));
-}
-
-void CoalescingFreeBlocks::Recycle(AddressSet::node_type node) {
-  if (!node.empty() && spare_address_nodes_.size() < kMaxSpareNodes) spare_address_nodes_.push_back(std::move(node));
+  node.value().start = start;
+  block->by_size = list.by_size.insert(std::move(node)).position;
 }
 
 }  // namespace pool

@@ -1,134 +1,147 @@
-// The pool's free memory: RMM's coalescing_free_list, one per stream, but searched in O(log n).
+// The pool's blocks: RMM's coalescing_free_list, one per stream, without a search by address.
 //
-// Every free block is in one address-ordered set shared by all streams (for coalescing and for
-// catching double frees) and in the size-ordered set of the stream whose list it is on (for
-// best fit: the smallest block that fits, the lowest address among equals, as RMM picks).
-// Blocks coalesce only with neighbours on the same stream's list and never across the ends of
-// an upstream allocation.
+// Every block, free or handed out, has a record (Block) in the address-ordered list of the
+// upstream allocation it is part of; the records of an upstream allocation tile it. Whoever frees
+// a block names its record (the pool remembers it with the pointer it handed out), so a free finds
+// its neighbours without a search and coalescing costs O(1) beyond the size index. Each stream's
+// free list is a size index with its keys inline (a search reads no record): best fit is the
+// smallest block that fits, the lowest address among equals, as RMM picks. Blocks coalesce only
+// with neighbours on the same stream's list, and never across the ends of an upstream allocation
+// (they are in different lists). A record keeps its index entry while it is handed out, and
+// records are recycled, so the steady state allocates nothing and freeing never allocates.
+// Not thread-safe: the pool's lock guards it (but see Block::size and Block::tracked).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <set>
-#include <utility>
 #include <vector>
 
 namespace rmmjs {
 namespace pool {
 
+struct Block;
 struct StreamFreeList;
 
-// One allocation taken from the upstream resource.
+// A free block's entry in its stream's size index.
+struct SizeEntry {
+  mutable size_t size;
+  mutable uintptr_t start;
+  Block* block;
+};
+
+// Orders free blocks by (size, start): best fit is a lower_bound.
+struct BySize {
+  using is_transparent = void;
+  struct Key {
+    size_t size;
+    uintptr_t start;
+  };
+  static bool Less(size_t a_size, uintptr_t a_start, size_t b_size, uintptr_t b_start) {
+    return a_size < b_size || (a_size == b_size && a_start < b_start);
+  }
+  bool operator()(const SizeEntry& a, const SizeEntry& b) const { return Less(a.size, a.start, b.size, b.start); }
+  bool operator()(const SizeEntry& a, const Key& b) const { return Less(a.size, a.start, b.size, b.start); }
+  bool operator()(const Key& a, const SizeEntry& b) const { return Less(a.size, a.start, b.size, b.start); }
+};
+using SizeIndex = std::set<SizeEntry, BySize>;
+
+// One allocation taken from the upstream resource, with its blocks.
 struct UpstreamBlock {
   uintptr_t begin;
   size_t size;
+  Block* first;  // its blocks, in address order
   uintptr_t end() const { return begin + size; }
 };
 
-// The upstream allocations of a pool, ordered by address (few: the pool grows geometrically).
-class UpstreamBlocks {
- public:
-  // The upstream block that contains ptr, or nullptr (valid until the next Add or Remove).
-  const UpstreamBlock* Find(uintptr_t ptr) const;
-  void Add(UpstreamBlock block);
-  void Remove(uintptr_t begin);
-  const std::vector<UpstreamBlock>& blocks() const { return blocks_; }
-
- private:
-  std::vector<UpstreamBlock> blocks_;
+struct Block {
+  uintptr_t start = 0;
+  // Changed only while the block is free: a thread that holds a handed-out block's record may read
+  // it without the lock.
+  size_t size = 0;
+  Block* previous = nullptr;  // the blocks before and after it in its upstream allocation
+  Block* next = nullptr;
+  UpstreamBlock* upstream = nullptr;
+  StreamFreeList* list = nullptr;  // while free: the stream's list it is on; nullptr while handed out
+  // While handed out: whether the pool's table of blocks handed out (or a thread's cache) holds it.
+  // Set by whoever hands it out, which may be a thread without the lock.
+  std::atomic<bool> tracked{false};
+  SizeIndex::iterator by_size;  // while free: its entry in list's index
+  SizeIndex::node_type node;    // while handed out: that entry, kept for when it is freed
 };
 
-struct SizeEntry;  // below: a FreeBlock and its SizeEntry point at each other
-
-// Orders a stream's free blocks by (size, address): best fit is a lower_bound.
-struct BySize {
-  using is_transparent = void;
-  using Key = std::pair<size_t, uintptr_t>;
-  static Key KeyOf(const SizeEntry& entry);
-  bool operator()(const SizeEntry& a, const SizeEntry& b) const { return KeyOf(a) < KeyOf(b); }
-  bool operator()(const SizeEntry& a, const Key& b) const { return KeyOf(a) < b; }
-  bool operator()(const Key& a, const SizeEntry& b) const { return a < KeyOf(b); }
-};
-// Named (and its iterator type used) while SizeEntry is still incomplete, as libstdc++ and libc++
-// allow for node-based containers.
-using SizeSet = std::set<SizeEntry, BySize>;
-
-// A free block, in the address-ordered set shared by all streams, with where it is in its
-// stream's size-ordered set. The fields are mutable so that a block can grow or shrink in place
-// where that keeps the sets' order (it always does for the address).
-struct FreeBlock {
-  mutable uintptr_t address;
-  mutable size_t size;
-  mutable StreamFreeList* list;
-  mutable SizeSet::iterator entry;
-};
-struct ByAddress {
-  using is_transparent = void;
-  bool operator()(const FreeBlock& a, const FreeBlock& b) const { return a.address < b.address; }
-  bool operator()(const FreeBlock& a, uintptr_t b) const { return a.address < b; }
-  bool operator()(uintptr_t a, const FreeBlock& b) const { return a < b.address; }
-};
-using AddressSet = std::set<FreeBlock, ByAddress>;
-
-struct SizeEntry {
-  mutable size_t size;
-  mutable uintptr_t address;
-  mutable AddressSet::iterator block;
-};
-inline BySize::Key BySize::KeyOf(const SizeEntry& entry) { return {entry.size, entry.address}; }
-
-// The free blocks last used on one stream, by (size, address): best fit is a lower_bound.
+// The free blocks last used on one stream, by (size, start).
 struct StreamFreeList {
-  SizeSet by_size;
+  SizeIndex by_size;
   size_t free_bytes = 0;
   bool empty() const { return by_size.empty(); }
 };
 
 class CoalescingFreeBlocks {
  public:
-  CoalescingFreeBlocks();
+  using UpstreamBlocks = std::vector<std::unique_ptr<UpstreamBlock>>;
 
-  // Removes the best fit for size from list and returns its address, leaving what is left of the
-  // block on the list; 0 when no block on the list is large enough.
-  uintptr_t TakeBestFit(StreamFreeList& list, size_t size);
+  CoalescingFreeBlocks();
+  ~CoalescingFreeBlocks();  // deletes every record
+  CoalescingFreeBlocks(const CoalescingFreeBlocks&) = delete;
+  CoalescingFreeBlocks& operator=(const CoalescingFreeBlocks&) = delete;
+
+  // Registers [begin, begin + size) from upstream: its first `taken` bytes handed out (their record
+  // is returned), the rest free on list (all of it when taken is 0, and then nullptr is returned).
+  // May throw std::bad_alloc, before it changes anything.
+  Block* AddUpstream(uintptr_t begin, size_t size, size_t taken, StreamFreeList& list);
+
+  // Forgets an upstream allocation that is wholly free, with its blocks.
+  void RemoveUpstream(const UpstreamBlock* upstream);
+
+  // The upstream allocations, by address (few: the pool grows geometrically).
+  const UpstreamBlocks& upstream_blocks() const { return upstream_; }
+
+  // The upstream allocation that contains ptr, or nullptr.
+  const UpstreamBlock* FindUpstream(uintptr_t ptr) const;
+
+  // Hands out the front of the best fit for size on list (the rest stays free there): its record,
+  // or nullptr when no block on the list is large enough. May throw std::bad_alloc, before it
+  // changes anything.
+  Block* TakeBestFit(StreamFreeList& list, size_t size);
 
   // The size of the block TakeBestFit would split, or 0.
   static size_t BestFitSize(const StreamFreeList& list, size_t size);
 
-  // Puts [ptr, ptr + size) on list, coalescing it with its neighbours on the same list inside
-  // upstream. False (and nothing changes) when the range overlaps a block that is already free.
-  // May throw std::bad_alloc, before it changes anything.
-  bool Insert(StreamFreeList& list, uintptr_t ptr, size_t size, const UpstreamBlock& upstream);
+  // Puts a handed-out block on list, coalescing it with its neighbours on the same list (never
+  // allocates).
+  void Free(StreamFreeList& list, Block* block);
 
-  // True when [ptr, ptr + size) overlaps a free block.
-  bool Overlaps(uintptr_t ptr, size_t size) const;
+  // The record of the block that starts at ptr in upstream, or nullptr (a walk: for the rare
+  // frees that the pool's table cannot answer).
+  static Block* BlockAt(const UpstreamBlock& upstream, uintptr_t ptr);
+
+  // True when [ptr, ptr + size), inside upstream, overlaps a free block (a walk).
+  static bool Overlaps(const UpstreamBlock& upstream, uintptr_t ptr, size_t size);
 
   // Moves every block of from onto to, coalescing (never allocates).
-  void MoveAll(StreamFreeList& from, StreamFreeList& to, const UpstreamBlocks& upstream);
+  void MoveAll(StreamFreeList& from, StreamFreeList& to);
 
   // True when free blocks cover all of upstream; the lists they are on are added to lists.
-  bool IsWhollyFree(const UpstreamBlock& upstream, std::vector<StreamFreeList*>* lists) const;
-
-  // Removes every free block inside upstream from its list.
-  void RemoveAllIn(const UpstreamBlock& upstream);
-
-  size_t block_count() const { return by_address_.size(); }
+  static bool IsWhollyFree(const UpstreamBlock& upstream, std::vector<StreamFreeList*>* lists);
 
  private:
-  // Gives block a new size and start (keeping its place in address order); its size entry is
-  // updated in place when that keeps the size order, else moved.
-  void Rekey(StreamFreeList& list, AddressSet::iterator block, size_t size, uintptr_t address);
-  void Add(StreamFreeList& list, AddressSet::const_iterator hint, uintptr_t address, size_t size);
-  // Merges upper, the free block right after lower on the same list, into lower.
-  void Absorb(StreamFreeList& list, AddressSet::iterator lower, AddressSet::iterator upper);
-  void Erase(AddressSet::iterator block);
-  // Tree nodes are recycled, so the steady state allocates no memory.
-  void Recycle(SizeSet::node_type node);
-  void Recycle(AddressSet::node_type node);
+  // Spare records kept for reuse; beyond this they go back to the heap.
+  static constexpr size_t kMaxSpares = 1024;
 
-  AddressSet by_address_;
-  std::vector<AddressSet::node_type> spare_address_nodes_;
-  std::vector<SizeSet::node_type> spare_size_nodes_;
+  Block* NewBlock();  // may throw std::bad_alloc
+  void Recycle(Block* block);
+  static void Unchain(Block* block);                      // out of its upstream allocation's list
+  static void Index(StreamFreeList& list, Block* block);  // now free on list
+  static void Unindex(Block* block);                      // now handed out (or going)
+  static void Rekey(StreamFreeList& list, Block* block, uintptr_t start, size_t size);
+  // Merges upper, the free block right after lower on the same list, into lower.
+  void Absorb(StreamFreeList& list, Block* lower, Block* upper);
+
+  UpstreamBlocks upstream_;
+  std::vector<Block*> spare_blocks_;
 };
 
 }  // namespace pool

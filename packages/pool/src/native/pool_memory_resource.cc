@@ -9,8 +9,6 @@
 
 namespace rmmjs {
 
-using pool::UpstreamBlock;
-
 namespace {
 
 constexpr rmmjs_stream kDefaultStream = 0;
@@ -58,16 +56,13 @@ rmmjs_status PoolBlocks::Init(FreeList& legacy) {
   size_t bytes = initial_pool_size_;
   void* block = nullptr;
   RMMJS_TRY(AllocateUpstream(initial_pool_size_, &bytes, kDefaultStream, &block));
-  const UpstreamBlock initial{reinterpret_cast<uintptr_t>(block), bytes};
   try {
-    upstream_blocks_.Add(initial);
+    free_blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), bytes, 0, legacy);
   } catch (const std::bad_alloc&) {
     CoreApi()->deallocate(upstream_.get(), block, bytes, kDefaultStream);
     throw;
   }
-  pool_size_ = initial.size;
-  // Should this throw, the block is the pool's already: it goes back upstream with the pool.
-  free_blocks_.Insert(legacy, initial.begin, initial.size, initial);
+  pool_size_ = bytes;
   return RMMJS_OK;
 }
 
@@ -82,7 +77,7 @@ size_t PoolBlocks::SizeToGrow(size_t size) const {
 // RMM's try_to_expand. The upstream calls run without the lock (the bytes are reserved in growing_
 // meanwhile).
 rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out) {
-  std::vector<UpstreamBlock> released;
+  std::vector<Range> released;
   std::vector<FreeList*> released_from;
   size_t try_size = SizeToGrow(size);
   if (try_size == 0 && TakeWhollyFreeUpstreamBlocks(size, &released, &released_from)) try_size = SizeToGrow(size);
@@ -103,26 +98,18 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
   growth.Relock();
   growing_ -= reserved;
   RMMJS_TRY(status);
-  const UpstreamBlock grown{reinterpret_cast<uintptr_t>(block), try_size};
+  pool::Block* handed_out = nullptr;
   try {
-    upstream_blocks_.Add(grown);
+    handed_out = free_blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), try_size, size, own);
   } catch (const std::bad_alloc&) {
     growth.Unlock();
-    CoreApi()->deallocate(upstream_.get(), block, grown.size, stream);
+    CoreApi()->deallocate(upstream_.get(), block, try_size, stream);
     growth.Relock();
     throw;
   }
-  pool_size_ += grown.size;
-  *out = grown.begin;
-  Remember(grown.begin, size);
-  if (grown.size > size) {
-    try {
-      free_blocks_.Insert(own, grown.begin + size, grown.size - size, grown);
-    } catch (const std::bad_alloc&) {
-      LogAt(RMMJS_LOG_ERROR, "PoolMemoryResource: out of host memory: " + FormatBytes(grown.size - size) +
-                                 " of a new upstream block stay unused until the pool is destroyed");
-    }
-  }
+  pool_size_ += try_size;
+  Track(handed_out);
+  *out = handed_out->start;
   return RMMJS_OK;
 }
 
@@ -143,47 +130,45 @@ rmmjs_status PoolBlocks::AllocateUpstream(size_t size, size_t* bytes, rmmjs_stre
 
 // Beyond RMM (rapidsai/rmm#1957): when the maximum leaves no room to grow, upstream blocks that
 // are wholly free are given back, if that makes room, and the pool grows by one larger block.
-bool PoolBlocks::TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<UpstreamBlock>* blocks,
-                                              std::vector<FreeList*>* lists) {
+bool PoolBlocks::TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<Range>* blocks, std::vector<FreeList*>* lists) {
   if (!maximum_pool_size_.has_value()) return false;
   const size_t maximum = *maximum_pool_size_;
   const size_t used = pool_size_ + growing_;
   if (size > maximum || used + size <= maximum) return false;
   const size_t needed = used + size - maximum;
-  std::vector<UpstreamBlock> candidates;
+  std::vector<const pool::UpstreamBlock*> candidates;
   std::vector<FreeList*> ignored;
-  for (const UpstreamBlock& block : upstream_blocks_.blocks()) {
-    if (free_blocks_.IsWhollyFree(block, &ignored)) candidates.push_back(block);
+  for (const auto& block : free_blocks_.upstream_blocks()) {
+    if (pool::CoalescingFreeBlocks::IsWhollyFree(*block, &ignored)) candidates.push_back(block.get());
   }
   // The smallest block that makes room on its own, else the largest blocks until there is room.
   std::sort(candidates.begin(), candidates.end(),
-            [](const UpstreamBlock& a, const UpstreamBlock& b) { return a.size < b.size; });
+            [](const pool::UpstreamBlock* a, const pool::UpstreamBlock* b) { return a->size < b->size; });
   auto enough = std::find_if(candidates.begin(), candidates.end(),
-                             [needed](const UpstreamBlock& block) { return block.size >= needed; });
+                             [needed](const pool::UpstreamBlock* block) { return block->size >= needed; });
+  std::vector<const pool::UpstreamBlock*> taken;
   if (enough != candidates.end()) {
-    blocks->push_back(*enough);
+    taken.push_back(*enough);
   } else {
     size_t found = 0;
     for (auto block = candidates.rbegin(); block != candidates.rend() && found < needed; ++block) {
-      blocks->push_back(*block);
-      found += block->size;
+      taken.push_back(*block);
+      found += (*block)->size;
     }
-    if (found < needed) {
-      blocks->clear();
-      return false;
-    }
+    if (found < needed) return false;
   }
-  for (const UpstreamBlock& block : *blocks) free_blocks_.IsWhollyFree(block, lists);
-  for (const UpstreamBlock& block : *blocks) {
-    free_blocks_.RemoveAllIn(block);
-    upstream_blocks_.Remove(block.begin);
-    pool_size_ -= block.size;
+  blocks->reserve(taken.size());
+  for (const pool::UpstreamBlock* block : taken) pool::CoalescingFreeBlocks::IsWhollyFree(*block, lists);
+  for (const pool::UpstreamBlock* block : taken) {
+    blocks->push_back({block->begin, block->size});
+    pool_size_ -= block->size;
+    free_blocks_.RemoveUpstream(block);
   }
   return true;
 }
 
-rmmjs_status PoolBlocks::ReturnToUpstream(const std::vector<UpstreamBlock>& blocks, rmmjs_stream stream) {
-  for (const UpstreamBlock& block : blocks) {
+rmmjs_status PoolBlocks::ReturnToUpstream(const std::vector<Range>& blocks, rmmjs_stream stream) {
+  for (const Range& block : blocks) {
     LogAt(RMMJS_LOG_DEBUG, "[D][Stream " + FormatStream(stream) + "][Upstream " + std::to_string(block.size) + "B]");
     RMMJS_TRY(CoreApi()->deallocate(upstream_.get(), reinterpret_cast<void*>(block.begin), block.size, stream));
   }
@@ -191,26 +176,52 @@ rmmjs_status PoolBlocks::ReturnToUpstream(const std::vector<UpstreamBlock>& bloc
 }
 
 void PoolBlocks::Release() {
-  for (const UpstreamBlock& block : upstream_blocks_.blocks()) {
-    if (CoreApi()->deallocate(upstream_.get(), reinterpret_cast<void*>(block.begin), block.size, kDefaultStream) !=
+  for (const auto& block : free_blocks_.upstream_blocks()) {
+    if (CoreApi()->deallocate(upstream_.get(), reinterpret_cast<void*>(block->begin), block->size, kDefaultStream) !=
         RMMJS_OK) {
       LogAt(RMMJS_LOG_ERROR, "PoolMemoryResource: returning memory upstream failed: " + LastErrorMessage());
     }
   }
 }
 
-void PoolBlocks::Remember(uintptr_t ptr, size_t size) noexcept {
-  if (!remembering_.load(std::memory_order_relaxed)) return;
+void PoolBlocks::Track(pool::Block* block) noexcept {
   try {
-    handed_out_.Insert(AsPointer(ptr), size);
+    handed_out_.Insert(AsPointer(block->start), block);
+    block->tracked.store(true, std::memory_order_relaxed);
   } catch (const std::bad_alloc&) {
-    // What the table holds stays (another thread may be using it) until the pool goes.
-    remembering_.store(false, std::memory_order_relaxed);
+    block->tracked.store(false, std::memory_order_relaxed);
+    if (told_untracked_.exchange(true, std::memory_order_relaxed)) return;
     try {
-      LogAt(RMMJS_LOG_ERROR, "PoolMemoryResource: out of host memory: frees are no longer checked");
+      LogAt(RMMJS_LOG_ERROR, "PoolMemoryResource: out of host memory: some frees are found by a search (slower)");
     } catch (...) {  // no memory for the message either
     }
   }
+}
+
+rmmjs_status PoolBlocks::FreeUntracked(FreeList& list, uintptr_t ptr, size_t bytes, size_t size) {
+  const pool::UpstreamBlock* upstream = free_blocks_.FindUpstream(ptr);
+  if (upstream != nullptr && size != 0 && size <= upstream->end() - ptr) {
+    // A block handed out while the table had no room for it. One that is tracked but not in the
+    // table is in a thread's cache: freed already.
+    pool::Block* block = pool::CoalescingFreeBlocks::BlockAt(*upstream, ptr);
+    if (block != nullptr && block->list == nullptr && !block->tracked.load(std::memory_order_relaxed) &&
+        block->size == size) {
+      free_blocks_.Free(list, block);
+      return RMMJS_OK;
+    }
+  }
+  return Refuse(ptr, bytes, size, nullptr);
+}
+
+rmmjs_status PoolBlocks::Refuse(uintptr_t ptr, size_t bytes, size_t size, const char* why) const {
+  const pool::UpstreamBlock* upstream = free_blocks_.FindUpstream(ptr);
+  if (upstream == nullptr || size == 0 || (ptr - upstream->begin) % kAlignment != 0 || size > upstream->end() - ptr) {
+    return NotHandedOut(ptr, bytes, "not memory this pool handed out");
+  }
+  if (why == nullptr) {
+    why = pool::CoalescingFreeBlocks::Overlaps(*upstream, ptr, size) ? kAlreadyFree : "not memory this pool handed out";
+  }
+  return NotHandedOut(ptr, bytes, why);
 }
 
 rmmjs_status PoolBlocks::NotHandedOut(uintptr_t ptr, size_t bytes, const char* why) {

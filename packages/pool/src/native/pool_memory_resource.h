@@ -46,69 +46,75 @@ class PoolBlocks {
     return RMMJS_OK;
   }
   uintptr_t Take(FreeList& list, size_t size) {
-    const uintptr_t ptr = free_blocks_.TakeBestFit(list, size);
-    if (ptr != 0) Remember(ptr, size);
-    return ptr;
+    pool::Block* block = free_blocks_.TakeBestFit(list, size);
+    if (block == nullptr) return 0;
+    Track(block);
+    return block->start;
   }
   size_t Fit(const FreeList& list, size_t size) const { return pool::CoalescingFreeBlocks::BestFitSize(list, size); }
   bool Empty(const FreeList& list) const { return list.empty(); }
   size_t FreeBytes(const FreeList& list) const { return list.free_bytes; }
-  void MoveAll(FreeList& from, FreeList& to) { free_blocks_.MoveAll(from, to, upstream_blocks_); }
+  void MoveAll(FreeList& from, FreeList& to) { free_blocks_.MoveAll(from, to); }
   rmmjs_status Free(FreeList& list, uintptr_t ptr, size_t bytes) {
     const size_t size = bytes > SIZE_MAX - kAlignment ? 0 : AlignUp(bytes, kAlignment);
-    const pool::UpstreamBlock* upstream = upstream_blocks_.Find(ptr);
-    if (upstream == nullptr || size == 0 || (ptr - upstream->begin) % kAlignment != 0 || size > upstream->end() - ptr) {
-      return NotHandedOut(ptr, bytes, "not memory this pool handed out");
-    }
-    if (remembering_.load(std::memory_order_relaxed)) {
-      // Only a block as it was handed out: a pointer inside one, or another size, would put memory
-      // still in use on a free list (and hand it out twice).
-      size_t handed_out = 0;
-      if (!handed_out_.Take(AsPointer(ptr), &handed_out)) {
-        return NotHandedOut(ptr, bytes,
-                            free_blocks_.Overlaps(ptr, size) ? kAlreadyFree : "not memory this pool handed out");
+    pool::Block* block = nullptr;
+    if (handed_out_.Take(AsPointer(ptr), &block)) {
+      // Only a block as it was handed out: another size would put memory still in use on a free
+      // list (and hand it out twice).
+      if (block->size == size) {
+        free_blocks_.Free(list, block);
+        return RMMJS_OK;
       }
-      if (handed_out != size) {
-        handed_out_.Insert(AsPointer(ptr), handed_out);  // back into the slot it just left: no allocation
-        return NotHandedOut(ptr, bytes, kAlreadyFree);
-      }
+      handed_out_.Insert(AsPointer(ptr), block);  // back into the slot it just left: no allocation
+      return Refuse(ptr, bytes, size, kAlreadyFree);
     }
-    if (!free_blocks_.Insert(list, ptr, size, *upstream)) return NotHandedOut(ptr, bytes, kAlreadyFree);
-    return RMMJS_OK;
+    return FreeUntracked(list, ptr, bytes, size);
   }
   rmmjs_status Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out);
   void Release();
 
-  // The per-thread caches' part of the policy (thread-safe, without the lock).
-  bool TakeHandedOut(uintptr_t ptr, size_t bytes, size_t* size) {
-    if (!remembering_.load(std::memory_order_relaxed) || bytes > SIZE_MAX - kAlignment) return false;
-    size_t handed_out = 0;
-    if (!handed_out_.Take(AsPointer(ptr), &handed_out)) return false;
-    if (handed_out != AlignUp(bytes, kAlignment)) {
-      Remember(ptr, handed_out);  // back as it was (into the slot it just left); Free says why
+  // The per-thread caches' part of the policy (thread-safe, without the lock). A cached block's
+  // record travels with it.
+  bool TakeHandedOut(uintptr_t ptr, size_t bytes, CachedBlock* cached) {
+    if (bytes > SIZE_MAX - kAlignment) return false;
+    pool::Block* block = nullptr;
+    if (!handed_out_.Take(AsPointer(ptr), &block)) return false;
+    if (block->size != AlignUp(bytes, kAlignment)) {
+      handed_out_.Insert(AsPointer(ptr), block);  // back as it was (into the slot it just left); Free says why
       return false;
     }
-    *size = handed_out;
+    cached->ptr = ptr;
+    cached->size = block->size;
+    cached->record = block;
     return true;
   }
-  // Records a block handed out. Out of host memory for the table, the pool stops checking frees
-  // against it rather than failing an allocation that has its memory.
-  void Remember(uintptr_t ptr, size_t size) noexcept;
-  // Under the lock.
-  void InsertFree(FreeList& list, uintptr_t ptr, size_t size) {
-    // A block handed out keeps its upstream block from going back: it is there.
-    free_blocks_.Insert(list, ptr, size, *upstream_blocks_.Find(ptr));
+  // A cached block handed out again.
+  void Remember(const CachedBlock& cached) noexcept { Track(static_cast<pool::Block*>(cached.record)); }
+  // Under the lock (never allocates).
+  void InsertFree(FreeList& list, const CachedBlock& cached) {
+    free_blocks_.Free(list, static_cast<pool::Block*>(cached.record));
   }
 
  private:
+  struct Range {  // an upstream allocation going back
+    uintptr_t begin;
+    size_t size;
+  };
+
   size_t SizeToGrow(size_t size) const;
-  bool TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<pool::UpstreamBlock>* blocks,
-                                    std::vector<FreeList*>* lists);
-  rmmjs_status ReturnToUpstream(const std::vector<pool::UpstreamBlock>& blocks, rmmjs_stream stream);
+  bool TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<Range>* blocks, std::vector<FreeList*>* lists);
+  rmmjs_status ReturnToUpstream(const std::vector<Range>& blocks, rmmjs_stream stream);
   // Takes `bytes` from upstream on stream, halving the attempt on out-of-memory down to `size`.
   rmmjs_status AllocateUpstream(size_t size, size_t* bytes, rmmjs_stream stream, void** out);
   [[gnu::cold]] static rmmjs_status Exceeded(size_t size, const std::string& reason);
   [[gnu::cold]] static rmmjs_status GrowthFailed(rmmjs_stream stream, size_t size, const std::string& reason);
+  // Records a block handed out in the table, where frees find its record. Out of host memory for
+  // the table, the block is handed out all the same: its free then finds the record by a walk.
+  void Track(pool::Block* block) noexcept;
+  // The frees the table cannot answer: a block whose record is not in the table, or no block.
+  [[gnu::cold]] rmmjs_status FreeUntracked(FreeList& list, uintptr_t ptr, size_t bytes, size_t size);
+  // Why [ptr, ptr + size) cannot be freed: `why`, unless it is no memory this pool handed out.
+  [[gnu::cold]] rmmjs_status Refuse(uintptr_t ptr, size_t bytes, size_t size, const char* why) const;
   [[gnu::cold]] static rmmjs_status NotHandedOut(uintptr_t ptr, size_t bytes, const char* why);
 
   static const void* AsPointer(uintptr_t ptr) { return reinterpret_cast<const void*>(ptr); }
@@ -122,12 +128,11 @@ class PoolBlocks {
 
   size_t pool_size_ = 0;  // committed upstream bytes
   size_t growing_ = 0;    // bytes being requested from upstream right now (outside the lock)
-  pool::UpstreamBlocks upstream_blocks_;
   pool::CoalescingFreeBlocks free_blocks_;
-  // Every block handed out, by address: its size. Sharded: threads with caches check their frees
+  // Every block handed out, by address: its record. Sharded: threads with caches check their frees
   // here without the pool's lock.
-  ShardedPointerTable<size_t> handed_out_;
-  std::atomic<bool> remembering_{true};
+  ShardedPointerTable<pool::Block*> handed_out_;
+  std::atomic<bool> told_untracked_{false};  // the log said once that frees are slower
 };
 
 using PoolMemoryResource = StreamOrderedResource<PoolBlocks>;
