@@ -2,7 +2,8 @@
 // core's BiasedLock guarding a plain counter. The calling thread takes it `iterations` times alone
 // (it stays biased), then again while `threads` native threads take it as many times each (the
 // first of them revokes the bias). Every section increments the counter without an atomic and
-// checks that it is alone inside: a lost increment or an overlap means the lock let two in.
+// checks that it is alone inside: a lost increment or an overlap means the lock let two in. Every
+// other section takes the lock with try_lock first.
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -22,8 +23,10 @@ struct Guarded {
   int inside = 0;
   uint64_t overlaps = 0;
 
-  void Section() {
-    std::lock_guard<BiasedLock> guard(lock);
+  // Every other section tries first and waits only when that fails, as the pool's lists do.
+  void Section(bool trying) {
+    std::unique_lock<BiasedLock> guard(lock, std::defer_lock);
+    if (!trying || !guard.try_lock()) guard.lock();
     if (inside++ != 0) overlaps++;
     // A read-modify-write spread over a few instructions, so that two threads inside would lose one.
     uint64_t value = total;
@@ -42,18 +45,18 @@ Napi::Value BiasedLockRun(const Napi::CallbackInfo& info) {
   int64_t iterations = options.Get("iterations").As<Napi::Number>().Int64Value();
   if (threads < 0 || threads > 64 || iterations < 0) js::ThrowTypeError(env, "threads 0 to 64, iterations >= 0");
   auto guarded = std::make_unique<Guarded>();
-  for (int64_t i = 0; i < iterations; i++) guarded->Section();
+  for (int64_t i = 0; i < iterations; i++) guarded->Section(i % 2 == 1);
   bool biased_alone = guarded->lock.biased();
   std::atomic<bool> go{false};
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; t++) {
     workers.emplace_back([&] {
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      for (int64_t i = 0; i < iterations; i++) guarded->Section();
+      for (int64_t i = 0; i < iterations; i++) guarded->Section(i % 2 == 1);
     });
   }
   go.store(true, std::memory_order_release);
-  for (int64_t i = 0; i < iterations; i++) guarded->Section();
+  for (int64_t i = 0; i < iterations; i++) guarded->Section(i % 2 == 1);
   for (std::thread& worker : workers) worker.join();
   Napi::Object result = Napi::Object::New(env);
   result.Set("total", Napi::Number::New(env, static_cast<double>(guarded->total)));

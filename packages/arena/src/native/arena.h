@@ -22,7 +22,7 @@
 
 #include "global_arena.h"
 #include "rmmjs/abi.h"
-#include "rmmjs/spin_lock.hpp"
+#include "rmmjs/biased_lock.hpp"
 #include "rmmjs/stream_event.hpp"
 #include "rmmjs/stream_key.hpp"
 #include "superblock_set.h"
@@ -67,7 +67,7 @@ class alignas(64) Arena {
   const bool cuda_;
   const std::shared_ptr<StreamEvent> event_;
   const std::shared_ptr<StreamEvent> legacy_;
-  SpinLock lock_;
+  BiasedLock lock_;  // a thread's own arena: biased to it
   SuperblockSet superblocks_;
   Block* cached_[kCachedBlocks] = {};  // freed, not yet among superblocks_'s free blocks
   unsigned cached_count_ = 0;

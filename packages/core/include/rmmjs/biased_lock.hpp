@@ -12,7 +12,7 @@
 // `revoked_`. Where the process barrier is not available (not Linux, or the kernel refuses), the
 // lock is never biased and is a SpinLock with one more load.
 //
-// Meets the Lockable requirements (std::lock_guard). Not reentrant.
+// Meets the Lockable requirements (std::lock_guard, std::unique_lock). Not reentrant.
 #ifndef RMMJS_BIASED_LOCK_HPP
 #define RMMJS_BIASED_LOCK_HPP
 
@@ -68,18 +68,17 @@ class BiasedLock {
   BiasedLock& operator=(const BiasedLock&) = delete;
 
   void lock() {
-    const uintptr_t self = Self();
-    uintptr_t owner = owner_.load(std::memory_order_relaxed);
-    if (owner == kNobodyYet && owner_.compare_exchange_strong(owner, self, std::memory_order_relaxed)) owner = self;
-    if (owner == self) {
-      inside_.store(true, std::memory_order_relaxed);
-      // Orders only the compiler; the revoker's process barrier orders the CPU (see above).
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      if (!revoked_.load(std::memory_order_relaxed)) return;
-      inside_.store(false, std::memory_order_release);
-    }
+    if (EnterBiased()) return;
     spin_.lock();
     if (!unbiased_.load(std::memory_order_relaxed)) Revoke();
+  }
+
+  // May fail while the lock is free, as std::mutex::try_lock may: a thread other than the owner
+  // fails until lock() has revoked the bias (which may wait for the owner).
+  bool try_lock() {
+    if (EnterBiased()) return true;
+    if (!unbiased_.load(std::memory_order_acquire)) return false;
+    return spin_.try_lock();
   }
 
   void unlock() {
@@ -98,6 +97,20 @@ class BiasedLock {
   static constexpr uintptr_t kNobodyEver = 1;  // no pthread_t is 1: the lock is never biased
 
   static uintptr_t Self() { return static_cast<uintptr_t>(pthread_self()); }
+
+  // The owner's way in (the first thread to get here becomes the owner): true when it entered.
+  bool EnterBiased() {
+    const uintptr_t self = Self();
+    uintptr_t owner = owner_.load(std::memory_order_relaxed);
+    if (owner == kNobodyYet && owner_.compare_exchange_strong(owner, self, std::memory_order_relaxed)) owner = self;
+    if (owner != self) return false;
+    inside_.store(true, std::memory_order_relaxed);
+    // Orders only the compiler; the revoker's process barrier orders the CPU (see above).
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (!revoked_.load(std::memory_order_relaxed)) return true;
+    inside_.store(false, std::memory_order_release);
+    return false;
+  }
 
   // Under spin_, by the first thread other than the owner (the owner itself never revokes).
   void Revoke() {

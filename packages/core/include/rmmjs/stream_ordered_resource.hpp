@@ -87,8 +87,8 @@
 #include <vector>
 
 #include "rmmjs/abi.h"
+#include "rmmjs/biased_lock.hpp"
 #include "rmmjs/resource.hpp"
-#include "rmmjs/spin_lock.hpp"
 #include "rmmjs/status.hpp"
 #include "rmmjs/stream_event.hpp"
 #include "rmmjs/stream_key.hpp"
@@ -122,7 +122,7 @@ template <class FreeList>
 class Growth {
  public:
   using States = std::vector<std::unique_ptr<StreamState<FreeList>>>;
-  Growth(std::unique_lock<SpinLock>& lock, const States& states, int32_t device, bool stream_ordered)
+  Growth(std::unique_lock<BiasedLock>& lock, const States& states, int32_t device, bool stream_ordered)
       : lock_(lock), states_(states), device_(device), stream_ordered_(stream_ordered) {}
 
   // Around upstream calls, so that other threads keep using the free lists meanwhile.
@@ -151,7 +151,7 @@ class Growth {
   }
 
  private:
-  std::unique_lock<SpinLock>& lock_;
+  std::unique_lock<BiasedLock>& lock_;
   const States& states_;
   int32_t device_;
   bool stream_ordered_;
@@ -170,7 +170,7 @@ class StreamOrderedResource {
  public:
   static constexpr const char* kTypeName = Blocks::kTypeName;
   using FreeList = typename Blocks::FreeList;
-  using Lock = std::unique_lock<SpinLock>;
+  using Lock = std::unique_lock<BiasedLock>;
   using StreamState = stream_ordered::StreamState<FreeList>;
   using Growth = stream_ordered::Growth<FreeList>;
   static constexpr bool kCachesFrees = stream_ordered::CachesFrees<Blocks>::value;
@@ -553,7 +553,8 @@ class StreamOrderedResource {
   Blocks blocks_;
 
   // On a cache line of its own: the threads served by their caches read the members above.
-  alignas(64) SpinLock mutex_;
+  // Biased: a resource one thread alone uses (JavaScript's, most often) locks without an atomic.
+  alignas(64) BiasedLock mutex_;
   std::vector<std::unique_ptr<StreamState>> states_;  // in the order streams were first seen
   std::unordered_map<StreamKey, StreamState*, StreamKeyHash> by_key_;
   StreamState* legacy_ = nullptr;
