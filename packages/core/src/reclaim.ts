@@ -19,23 +19,25 @@ let fullCollection: (() => void) | undefined;
 
 /**
  * V8's full garbage collection. Without --expose-gc, the `gc` function of a context made while
- * the flag was on (the flag is put back at once, so no other context gets one).
+ * the flag was on (the flag is put back at once, so no other context gets one). The flag is the
+ * process's: another thread doing the same can put it back between our two steps, so this tries
+ * a few times, and without a `gc` skips the collection (the allocation then reports its error).
  */
 function collectGarbage(): void {
   if (fullCollection === undefined) {
     const exposed = (globalThis as { gc?: unknown }).gc;
-    if (typeof exposed === 'function') {
-      fullCollection = exposed as () => void;
-    } else {
+    if (typeof exposed === 'function') fullCollection = exposed as () => void;
+    for (let attempt = 0; fullCollection === undefined && attempt < 3; attempt++) {
       setFlagsFromString('--expose-gc');
       try {
-        fullCollection = runInNewContext('gc') as () => void;
+        const gc: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
+        if (typeof gc === 'function') fullCollection = gc as () => void;
       } finally {
         setFlagsFromString('--no-expose-gc');
       }
     }
   }
-  fullCollection();
+  fullCollection?.();
 }
 
 /** Runs `allocate`; on OutOfMemoryError frees dropped buffers and tries again (see above). */

@@ -2,7 +2,7 @@
 // memory, the ones the collector found unreachable (whose finalizers wait for the event loop) are
 // freed and the allocation is retried. A synchronous loop never lets the event loop turn.
 import { CudaMemoryResource, DeviceBuffer, OutOfMemoryError } from '@rmmjs/core';
-import { fakeCuda, onFake, thrown } from '@rmmjs/test-helpers';
+import { fakeCuda, onFake, runInWorker, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 const MiB = 1 << 20;
@@ -25,5 +25,33 @@ describe.runIf(onFake())('dropped buffers on a 256 MiB (fake) device', () => {
     expect(thrown(() => new DeviceBuffer({ size: 128 * MiB }))).toBeInstanceOf(OutOfMemoryError);
     expect(held.every((buffer) => buffer.size === 64 * MiB)).toBe(true);
     for (const buffer of held) buffer.free();
+  });
+});
+
+// The full collection borrows V8's --expose-gc flag, which is the process's: threads running out
+// of memory at once used to put it back under each other, and one got "gc is not defined" instead
+// of its OutOfMemoryError.
+describe('threads running out of memory at the same moment', () => {
+  it('each gets OutOfMemoryError', async () => {
+    for (let round = 0; round < 3; round++) {
+      const start = new Int32Array(new SharedArrayBuffer(4));
+      const workers = Array.from({ length: 8 }, () =>
+        runInWorker(
+          `const start = new Int32Array(workerData.start);
+           Atomics.wait(start, 0, 0);
+           try {
+             new core.DeviceBuffer({ size: 2 ** 50 });
+             return 'allocated';
+           } catch (error) {
+             return error.constructor.name + ' ' + error.code;
+           }`,
+          { workerData: { start: start.buffer } },
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200)); // every worker waits on start
+      Atomics.store(start, 0, 1);
+      Atomics.notify(start, 0);
+      expect(await Promise.all(workers)).toEqual(Array(8).fill('OutOfMemoryError ERR_RMM_OUT_OF_MEMORY'));
+    }
   });
 });
