@@ -105,6 +105,8 @@ export function biasedLockRun(options: { threads: number; iterations: number }):
   /** Still biased after this thread's sections alone. */
   biasedAlone: boolean;
   biasedAfter: boolean;
+  /** Whether the process barrier (Linux membarrier) that the bias needs is available. */
+  barrier: boolean;
 };
 
 /**

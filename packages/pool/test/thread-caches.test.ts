@@ -38,6 +38,26 @@ describe('PoolMemoryResource per-thread caches', () => {
     pool.deallocate(a, MiB);
   });
 
+  it('stay off when threads use the pool one after the other (they never met on its lock)', async () => {
+    using pool = new PoolMemoryResource(counting(), { initialPoolSize: MiB });
+    const a = pool.allocate(KiB);
+    pool.deallocate(a, KiB);
+    const [fromWorker, cachedThere] = await runInWorker(
+      `${cachedIn}
+      const mr = core.DeviceMemoryResource.fromShared(workerData);
+      const ptr = mr.allocate(${KiB});
+      mr.deallocate(ptr, ${KiB});
+      return [ptr, cached(mr)];`,
+      { modules, workerData: pool.share() },
+    );
+    expect([fromWorker, cachedThere]).toEqual([a, 0]);
+    const b = pool.allocate(KiB);
+    pool.deallocate(b, KiB);
+    expect([b, cached(pool)]).toEqual([a, 0]);
+    expect(pool.allocate(MiB)).toBe(a); // every free coalesced at once
+    pool.deallocate(a, MiB);
+  });
+
   it('hold a freed block for the same size on the same stream of the same thread', () => {
     using pool = new PoolMemoryResource(counting(), { initialPoolSize: MiB });
     expect(cached(pool, true)).toBe(0);

@@ -1,4 +1,5 @@
-// biasedLockRun({ threads, iterations }) -> { total, expected, overlaps, biasedAlone, biasedAfter }:
+// biasedLockRun({ threads, iterations }) -> { total, expected, overlaps, biasedAlone, biasedAfter,
+// barrier }:
 // core's BiasedLock guarding a plain counter. The calling thread takes it `iterations` times alone
 // (it stays biased), then again while `threads` native threads take it as many times each (the
 // first of them revokes the bias). Every section increments the counter without an atomic and
@@ -64,6 +65,7 @@ Napi::Value BiasedLockRun(const Napi::CallbackInfo& info) {
   result.Set("overlaps", Napi::Number::New(env, static_cast<double>(guarded->overlaps)));
   result.Set("biasedAlone", Napi::Boolean::New(env, biased_alone));
   result.Set("biasedAfter", Napi::Boolean::New(env, guarded->lock.biased()));
+  result.Set("barrier", Napi::Boolean::New(env, detail::ProcessBarrierAvailable()));
   return result;
 }
 

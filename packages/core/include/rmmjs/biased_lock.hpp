@@ -12,7 +12,9 @@
 // `revoked_`. Where the process barrier is not available (not Linux, or the kernel refuses), the
 // lock is never biased and is a SpinLock with one more load.
 //
-// Meets the Lockable requirements (std::lock_guard, std::unique_lock). Not reentrant.
+// Meets the Lockable requirements (std::lock_guard, std::unique_lock). Not reentrant, and released
+// on the thread that took it (both as with std::mutex: here a mistake would not deadlock but let
+// two threads in).
 #ifndef RMMJS_BIASED_LOCK_HPP
 #define RMMJS_BIASED_LOCK_HPP
 
@@ -20,6 +22,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "rmmjs/spin_lock.hpp"
@@ -73,8 +78,18 @@ class BiasedLock {
     if (!unbiased_.load(std::memory_order_relaxed)) Revoke();
   }
 
+  // Locks, and says whether another thread held the lock meanwhile (so that the caller had to
+  // wait): what a try_lock-then-lock would tell, without try_lock's failures while biased.
+  bool lock_and_tell_if_waited() {
+    if (EnterBiased()) return false;
+    bool waited = !spin_.try_lock();
+    if (waited) spin_.lock();
+    if (!unbiased_.load(std::memory_order_relaxed)) waited = Revoke() || waited;
+    return waited;
+  }
+
   // May fail while the lock is free, as std::mutex::try_lock may: a thread other than the owner
-  // fails until lock() has revoked the bias (which may wait for the owner).
+  // fails until some lock() has revoked the bias (so never retry it in a loop).
   bool try_lock() {
     if (EnterBiased()) return true;
     if (!unbiased_.load(std::memory_order_acquire)) return false;
@@ -96,14 +111,20 @@ class BiasedLock {
   static constexpr uintptr_t kNobodyYet = 0;
   static constexpr uintptr_t kNobodyEver = 1;  // no pthread_t is 1: the lock is never biased
 
-  static uintptr_t Self() { return static_cast<uintptr_t>(pthread_self()); }
+  // pthread_t is an integer (glibc) or a pointer (musl, macOS).
+  static uintptr_t Self() {
+    pthread_t self = pthread_self();
+    uintptr_t id = 0;
+    std::memcpy(&id, &self, sizeof(self) < sizeof(id) ? sizeof(self) : sizeof(id));
+    return id;
+  }
 
   // The owner's way in (the first thread to get here becomes the owner): true when it entered.
   bool EnterBiased() {
     const uintptr_t self = Self();
     uintptr_t owner = owner_.load(std::memory_order_relaxed);
     if (owner == kNobodyYet && owner_.compare_exchange_strong(owner, self, std::memory_order_relaxed)) owner = self;
-    if (owner != self) return false;
+    if (owner != self || revoked_.load(std::memory_order_relaxed)) return false;
     inside_.store(true, std::memory_order_relaxed);
     // Orders only the compiler; the revoker's process barrier orders the CPU (see above).
     std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -113,14 +134,22 @@ class BiasedLock {
   }
 
   // Under spin_, by the first thread other than the owner (the owner itself never revokes).
-  void Revoke() {
+  // Returns whether the owner was inside (so that this thread waited for it).
+  bool Revoke() {
     revoked_.store(true, std::memory_order_seq_cst);
-    if (!detail::ProcessBarrier()) {
-      // Not expected once registration succeeded. Without the barrier the owner's "inside" may
-      // not be visible yet: give it time to drain before trusting the flag.
-      for (int i = 0; i < 1000; i++) std::this_thread::yield();
+    // Without the barrier the owner's "inside" may not be visible yet, and two threads would be
+    // inside: a barrier that keeps failing after registration succeeded (the kernel out of
+    // memory, say) stops the process rather than let that happen.
+    for (int attempt = 0; !detail::ProcessBarrier(); attempt++) {
+      if (attempt == 1000) {
+        std::fputs("rmmjs: BiasedLock: membarrier keeps failing; stopping rather than corrupting memory\n", stderr);
+        std::abort();
+      }
+      std::this_thread::yield();
     }
+    bool waited = false;
     for (int spins = 0; inside_.load(std::memory_order_acquire); spins++) {
+      waited = true;
       if (spins < 64) {
         CpuRelax();
       } else {
@@ -128,6 +157,7 @@ class BiasedLock {
       }
     }
     unbiased_.store(true, std::memory_order_release);
+    return waited;
   }
 
   std::atomic<uintptr_t> owner_{kNobodyYet};

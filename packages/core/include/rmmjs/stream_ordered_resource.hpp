@@ -190,7 +190,11 @@ class StreamOrderedResource {
     // First, before anything goes: a thread that exits now hands its blocks back under its cache's
     // lock, which this waits for.
     if constexpr (kCachesFrees)
-      caches_->DetachAll([&](const CachedBlock* blocks, size_t count) { ReturnToLists(blocks, count); });
+      caches_->DetachAll([&](const CachedBlock* blocks, size_t count) {
+        // Under the lists' lock: a thread that exits meanwhile returns its own blocks under it.
+        Lock lock(mutex_);
+        ReturnToLists(blocks, count);
+      });
     if (stream_ordered_) {
       // The work queued before the frees must finish before the memory goes back upstream.
       DeviceContext context(device_);
@@ -322,12 +326,11 @@ class StreamOrderedResource {
   // The lock of the lists for allocate and deallocate; the first time a thread has to wait for it
   // turns the per-thread caches on.
   Lock LockLists() {
-    Lock lock(mutex_, std::try_to_lock);
-    if (!lock.owns_lock()) {
-      if constexpr (kCachesFrees) contended_.store(true, std::memory_order_relaxed);
-      lock.lock();
+    bool waited = mutex_.lock_and_tell_if_waited();
+    if constexpr (kCachesFrees) {
+      if (waited) contended_.store(true, std::memory_order_relaxed);
     }
-    return lock;
+    return Lock(mutex_, std::adopt_lock);
   }
 
   // Every thread's cached blocks back onto the lists (without the lock held); how many there were.
