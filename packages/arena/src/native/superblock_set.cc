@@ -45,20 +45,19 @@ void SuperblockSet::AddEmpty(char* start, std::size_t size) {
 }
 
 Block* SuperblockSet::Allocate(std::size_t size) {
-  auto fit = by_size_.lower_bound(BySize::Key{size, nullptr});
-  if (fit == by_size_.end()) return nullptr;
-  return TakeFront(fit->block, size);
+  const FreeBySize::Entry* fit = by_size_.BestFit(size);
+  return fit == nullptr ? nullptr : TakeFront(fit->record, size);
 }
 
 Superblock* SuperblockSet::BestFitSuperblock(std::size_t size) const {
-  auto fit = by_size_.lower_bound(BySize::Key{size, nullptr});
-  return fit == by_size_.end() ? nullptr : fit->block->superblock;
+  const FreeBySize::Entry* fit = by_size_.BestFit(size);
+  return fit == nullptr ? nullptr : fit->record->superblock;
 }
 
 Block* SuperblockSet::AllocateSplitting(std::size_t size) {
-  auto fit = by_size_.lower_bound(BySize::Key{size, nullptr});
-  if (fit == by_size_.end()) return nullptr;
-  Block* block = fit->block;
+  const FreeBySize::Entry* fit = by_size_.BestFit(size);
+  if (fit == nullptr) return nullptr;
+  Block* block = fit->record;
   if (IsEmpty(block->superblock) && block->size >= size + kMinimumSuperblockSize) {
     CutTail(block->superblock, size);
     Unindex(block);
@@ -224,7 +223,7 @@ void SuperblockSet::Drop(Superblock* lower, Superblock* upper) {
 
 void SuperblockSet::MoveTo(Superblock* superblock, SuperblockSet& other) {
   for (Block* block = superblock->first; block != nullptr; block = block->next) {
-    if (block->free) block->by_size = other.by_size_.insert(by_size_.extract(block->by_size)).position;
+    if (block->free) block->by_size = other.by_size_.MoveFrom(by_size_, block->by_size);
   }
   Unlink(superblock);
   other.Link(superblock);
@@ -248,10 +247,7 @@ Block* SuperblockSet::NewBlock() {
     return block;
   }
   auto block = std::make_unique<Block>();
-  // A record owns its index entry from the start: a node handle comes only out of a set.
-  FreeBySize scratch;
-  scratch.insert(SizeEntry{0, nullptr, block.get()});
-  block->node = scratch.extract(scratch.begin());
+  block->node = FreeBySize::NewSlot(block.get());
   return block.release();
 }
 
@@ -317,36 +313,20 @@ void SuperblockSet::Unchain(Block* block) {
 }
 
 void SuperblockSet::Index(Block* block) {
-  block->node.value().size = block->size;
-  block->node.value().start = block->start;
-  block->by_size = by_size_.insert(std::move(block->node)).position;
+  block->by_size = by_size_.Insert(std::move(block->node), block->size, block->start);
   block->free = true;
 }
 
 void SuperblockSet::Unindex(Block* block) {
-  block->node = by_size_.extract(block->by_size);
+  block->node = by_size_.Remove(block->by_size);
   block->free = false;
 }
 
-// Gives a free block a new start and size; its index entry stays in place when that keeps the
-// index's order.
+// Gives a free block a new start and size.
 void SuperblockSet::Rekey(Block* block, char* start, std::size_t size) {
-  auto entry = block->by_size;
-  auto next = std::next(entry);
   block->start = start;
   block->size = size;
-  bool before_next = next == by_size_.end() || BySize::Less(size, start, next->size, next->start);
-  bool after_previous =
-      entry == by_size_.begin() || BySize::Less(std::prev(entry)->size, std::prev(entry)->start, size, start);
-  if (before_next && after_previous) {
-    entry->size = size;
-    entry->start = start;
-    return;
-  }
-  auto node = by_size_.extract(entry);
-  node.value().size = size;
-  node.value().start = start;
-  block->by_size = by_size_.insert(std::move(node)).position;
+  block->by_size = by_size_.Rekey(block->by_size, size, start);
 }
 
 }  // namespace rmmjs::arena

@@ -6,15 +6,16 @@
 // Every block, free or handed out, has a record (Block) in its superblock's address-ordered list,
 // and whoever frees a block names its record (the resource remembers it with the pointer): a free
 // finds its neighbours, its superblock and the set that holds it without a search, and coalescing
-// costs O(1) beyond the size index. A record keeps its entry of the size index while it is handed
-// out, so freeing never allocates. Not thread-safe: the arena that owns the set locks it.
+// costs O(1) beyond the size index (core's BestFitIndex). A record keeps its entry of the size index
+// while it is handed out, so freeing never allocates. Not thread-safe: the arena that owns the set
+// locks it.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
-#include <set>
 #include <vector>
 
+#include "rmmjs/best_fit_index.hpp"
 #include "rmmjs/stream_event.hpp"
 
 namespace rmmjs::arena {
@@ -37,28 +38,8 @@ struct SuperblockStats {
 struct Block;
 class SuperblockSet;
 
-// A free block's entry in its set's index, with the key inline (a search reads no record).
-struct SizeEntry {
-  mutable std::size_t size;
-  mutable const char* start;
-  Block* block;
-};
-
-// Orders free blocks by (size, start): best fit is a lower_bound.
-struct BySize {
-  using is_transparent = void;
-  struct Key {
-    std::size_t size;
-    const char* start;
-  };
-  static bool Less(std::size_t a_size, const char* a_start, std::size_t b_size, const char* b_start) {
-    return a_size < b_size || (a_size == b_size && a_start < b_start);
-  }
-  bool operator()(const SizeEntry& a, const SizeEntry& b) const { return Less(a.size, a.start, b.size, b.start); }
-  bool operator()(const SizeEntry& a, const Key& b) const { return Less(a.size, a.start, b.size, b.start); }
-  bool operator()(const Key& a, const SizeEntry& b) const { return Less(a.size, a.start, b.size, b.start); }
-};
-using FreeBySize = std::set<SizeEntry, BySize>;
+// A set's free blocks by (size, start).
+using FreeBySize = BestFitIndex<Block, const char*>;
 
 struct Superblock {
   char* start = nullptr;
@@ -84,8 +65,8 @@ struct Block {
   Block* next = nullptr;
   Superblock* superblock = nullptr;
   bool free = false;
-  FreeBySize::iterator by_size;  // while free: its entry in its set's index
-  FreeBySize::node_type node;    // while handed out: that entry, kept for when it is freed
+  FreeBySize::Position by_size;  // while free: its entry in its set's index
+  FreeBySize::Slot node;         // while handed out: that entry, kept for when it is freed
 };
 
 class SuperblockSet {

@@ -80,9 +80,9 @@ const UpstreamBlock* CoalescingFreeBlocks::FindUpstream(uintptr_t ptr) const {
 }
 
 Block* CoalescingFreeBlocks::TakeBestFit(StreamFreeList& list, size_t size) {
-  auto fit = list.by_size.lower_bound(BySize::Key{size, 0});
-  if (fit == list.by_size.end()) return nullptr;
-  Block* block = fit->block;
+  const SizeIndex::Entry* fit = list.by_size.BestFit(size);
+  if (fit == nullptr) return nullptr;
+  Block* block = fit->record;
   if (block->size == size) {
     Unindex(block);
     list.free_bytes -= size;
@@ -107,8 +107,8 @@ Block* CoalescingFreeBlocks::TakeBestFit(StreamFreeList& list, size_t size) {
 }
 
 size_t CoalescingFreeBlocks::BestFitSize(const StreamFreeList& list, size_t size) {
-  auto fit = list.by_size.lower_bound(BySize::Key{size, 0});
-  return fit == list.by_size.end() ? 0 : fit->size;
+  const SizeIndex::Entry* fit = list.by_size.BestFit(size);
+  return fit == nullptr ? 0 : fit->size;
 }
 
 void CoalescingFreeBlocks::Free(StreamFreeList& list, Block* block) {
@@ -157,10 +157,10 @@ void CoalescingFreeBlocks::MoveAll(StreamFreeList& from, StreamFreeList& to) {
   // Each block's entry moves as it is (no allocation), then it merges with its neighbours on to
   // (never with one on from: those would have merged on from already).
   while (!from.by_size.empty()) {
-    Block* block = from.by_size.begin()->block;
+    Block* block = from.by_size.first();
     from.free_bytes -= block->size;
     to.free_bytes += block->size;
-    block->by_size = to.by_size.insert(from.by_size.extract(from.by_size.begin())).position;
+    block->by_size = to.by_size.MoveFrom(from.by_size, block->by_size);
     block->list = &to;
     if (block->next != nullptr && block->next->list == &to) Absorb(to, block, block->next);
     if (block->previous != nullptr && block->previous->list == &to) Absorb(to, block->previous, block);
@@ -192,10 +192,7 @@ Block* CoalescingFreeBlocks::NewBlock() {
     return block;
   }
   auto block = std::make_unique<Block>();
-  // A record owns its index entry from the start: a node handle comes only out of a set.
-  SizeIndex scratch;
-  scratch.insert(SizeEntry{0, 0, block.get()});
-  block->node = scratch.extract(scratch.begin());
+  block->node = SizeIndex::NewSlot(block.get());
   return block.release();
 }
 
@@ -220,36 +217,20 @@ void CoalescingFreeBlocks::Unchain(Block* block) {
 }
 
 void CoalescingFreeBlocks::Index(StreamFreeList& list, Block* block) {
-  block->node.value().size = block->size;
-  block->node.value().start = block->start;
-  block->by_size = list.by_size.insert(std::move(block->node)).position;
+  block->by_size = list.by_size.Insert(std::move(block->node), block->size, block->start);
   block->list = &list;
 }
 
 void CoalescingFreeBlocks::Unindex(Block* block) {
-  block->node = block->list->by_size.extract(block->by_size);
+  block->node = block->list->by_size.Remove(block->by_size);
   block->list = nullptr;
 }
 
-// Gives a free block a new start and size; its index entry stays in place when that keeps the
-// index's order.
+// Gives a free block a new start and size.
 void CoalescingFreeBlocks::Rekey(StreamFreeList& list, Block* block, uintptr_t start, size_t size) {
-  auto entry = block->by_size;
   block->start = start;
   block->size = size;
-  auto next = std::next(entry);
-  const bool before_next = next == list.by_size.end() || BySize::Less(size, start, next->size, next->start);
-  const bool after_previous =
-      entry == list.by_size.begin() || BySize::Less(std::prev(entry)->size, std::prev(entry)->start, size, start);
-  if (before_next && after_previous) {
-    entry->size = size;
-    entry->start = start;
-    return;
-  }
-  auto node = list.by_size.extract(entry);
-  node.value().size = size;
-  node.value().start = start;
-  block->by_size = list.by_size.insert(std::move(node)).position;
+  block->by_size = list.by_size.Rekey(block->by_size, size, start);
 }
 
 }  // namespace pool

@@ -4,7 +4,7 @@
 // upstream allocation it is part of; the records of an upstream allocation tile it. Whoever frees
 // a block names its record (the pool remembers it with the pointer it handed out), so a free finds
 // its neighbours without a search and coalescing costs O(1) beyond the size index. Each stream's
-// free list is a size index with its keys inline (a search reads no record): best fit is the
+// free list is a size index (core's BestFitIndex, keys inline: a search reads no record): best fit is the
 // smallest block that fits, the lowest address among equals, as RMM picks. Blocks coalesce only
 // with neighbours on the same stream's list, and never across the ends of an upstream allocation
 // (they are in different lists). A record keeps its index entry while it is handed out, and
@@ -16,8 +16,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <set>
 #include <vector>
+
+#include "rmmjs/best_fit_index.hpp"
 
 namespace rmmjs {
 namespace pool {
@@ -25,28 +26,8 @@ namespace pool {
 struct Block;
 struct StreamFreeList;
 
-// A free block's entry in its stream's size index.
-struct SizeEntry {
-  mutable size_t size;
-  mutable uintptr_t start;
-  Block* block;
-};
-
-// Orders free blocks by (size, start): best fit is a lower_bound.
-struct BySize {
-  using is_transparent = void;
-  struct Key {
-    size_t size;
-    uintptr_t start;
-  };
-  static bool Less(size_t a_size, uintptr_t a_start, size_t b_size, uintptr_t b_start) {
-    return a_size < b_size || (a_size == b_size && a_start < b_start);
-  }
-  bool operator()(const SizeEntry& a, const SizeEntry& b) const { return Less(a.size, a.start, b.size, b.start); }
-  bool operator()(const SizeEntry& a, const Key& b) const { return Less(a.size, a.start, b.size, b.start); }
-  bool operator()(const Key& a, const SizeEntry& b) const { return Less(a.size, a.start, b.size, b.start); }
-};
-using SizeIndex = std::set<SizeEntry, BySize>;
+// Each stream's free blocks by (size, start).
+using SizeIndex = BestFitIndex<Block, uintptr_t>;
 
 // One allocation taken from the upstream resource, with its blocks.
 struct UpstreamBlock {
@@ -68,8 +49,8 @@ struct Block {
   // While handed out: whether the pool's table of blocks handed out (or a thread's cache) holds it.
   // Set by whoever hands it out, which may be a thread without the lock.
   std::atomic<bool> tracked{false};
-  SizeIndex::iterator by_size;  // while free: its entry in list's index
-  SizeIndex::node_type node;    // while handed out: that entry, kept for when it is freed
+  SizeIndex::Position by_size;  // while free: its entry in list's index
+  SizeIndex::Slot node;         // while handed out: that entry, kept for when it is freed
 };
 
 // The free blocks last used on one stream, by (size, start).
