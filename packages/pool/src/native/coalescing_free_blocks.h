@@ -4,8 +4,8 @@
 // upstream allocation it is part of; the records of an upstream allocation tile it. Whoever frees
 // a block names its record (the pool remembers it with the pointer it handed out), so a free finds
 // its neighbours without a search and coalescing costs O(1) beyond the size index. Each stream's
-// free list is a size index (core's BestFitIndex, keys inline: a search reads no record): best fit is the
-// smallest block that fits, the lowest address among equals, as RMM picks. Blocks coalesce only
+// free list is a size index (core's BestFitIndex, keys inline: a search reads no record): best
+// fit is the smallest block that fits, the lowest address among equals, as RMM picks. Blocks coalesce only
 // with neighbours on the same stream's list, and never across the ends of an upstream allocation
 // (they are in different lists). A record keeps its index entry while it is handed out, and
 // records are recycled, so the steady state allocates nothing and freeing never allocates.
