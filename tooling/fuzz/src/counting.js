@@ -89,6 +89,18 @@ export class CountingModel {
    * failure callback below it), which may do anything, so the call may fail in any documented way.
    */
   reachesJs(address) {
+    return this.#hasBelow(address, ['CallbackMemoryResource', 'FailureCallbackResourceAdaptor']);
+  }
+
+  /**
+   * Whether a free through `address` may run JavaScript: a CallbackMemoryResource below it (a
+   * failure callback runs only when an allocation fails).
+   */
+  freesThroughJs(address) {
+    return this.#hasBelow(address, ['CallbackMemoryResource']);
+  }
+
+  #hasBelow(address, kinds) {
     const seen = new Set();
     const todo = [address];
     while (todo.length > 0) {
@@ -97,7 +109,7 @@ export class CountingModel {
       seen.add(a);
       const node = this.nodes.get(a);
       if (node === undefined || node.unknownUpstream) return this.world.madeJsResources;
-      if (node.kind === 'CallbackMemoryResource' || node.kind === 'FailureCallbackResourceAdaptor') return true;
+      if (kinds.includes(node.kind)) return true;
       todo.push(node.upstream, ...node.extra);
     }
     return false;

@@ -480,7 +480,7 @@ export default function resourceModels() {
           // (ERR_RMM_LOGIC: an address they still hold comes back), and the root's count stays up.
           // Through JavaScript, what a callback took from its inner resource is freed only when the
           // callback says so (rawFreed): a callback that returns junk frees nothing.
-          const js = world.counting.reachesJs(entry.address);
+          const js = world.counting.freesThroughJs(entry.address);
           for (const other of world.allocations)
             if (other.ptr === ptr && !(js && other.viaCallback)) other.freed = true;
           world.tainted = true;
