@@ -288,6 +288,17 @@ export function fill(bytes, seed) {
   return bytes;
 }
 
+/** Whether every byte of `bytes` is `value` (compared a MiB at a time: a fuzzed size may be large). */
+export function allBytesAre(bytes, value) {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const chunk = Buffer.alloc(Math.min(view.length, 1 << 20), value);
+  for (let at = 0; at < view.length; at += chunk.length) {
+    const part = view.subarray(at, at + chunk.length);
+    if (part.compare(chunk, 0, part.length) !== 0) return false;
+  }
+  return true;
+}
+
 /** The bytes a host value holds now (its view's range), or undefined when it is not host memory. */
 export function bytesOf(value) {
   try {
