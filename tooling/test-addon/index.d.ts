@@ -94,6 +94,16 @@ export const allocatorHookConsumer: AllocatorHookConsumer;
 export function pointerTableProbes(pointers: BigUint64Array): { mean: number; longest: number };
 
 /**
+ * Core's BestFitIndex against a std::set of (size, start) under `steps` seeded random operations
+ * (insert, remove, rekey, moves between two indexes, best fit, first) over keys of one kind.
+ */
+export function bestFitIndexCheck(options: {
+  seed: number;
+  steps: number;
+  sizes: 'steps' | 'any' | 'equal' | 'edges';
+}): { operations: number; mismatches: number; first: string; records: number };
+
+/**
  * Core's BiasedLock over a plain counter: `iterations` sections on this thread alone, then as many
  * on this thread and on each of `threads` native threads at once.
  */

@@ -56,6 +56,10 @@ export function pointerTableProbes(pointers) {
   return addon.pointerTableProbes(pointers);
 }
 
+export function bestFitIndexCheck(options) {
+  return addon.bestFitIndexCheck(options);
+}
+
 export function biasedLockRun(options) {
   return addon.biasedLockRun(options);
 }

@@ -24,6 +24,9 @@ Napi::Value AllocateOnThreadPool(const Napi::CallbackInfo& info);
 // pointer_table_probe.cc: how far lookups probe in core's ShardedPointerTable.
 Napi::Value PointerTableProbes(const Napi::CallbackInfo& info);
 
+// best_fit_index_check.cc: core's BestFitIndex against a std::set under random operations.
+Napi::Value BestFitIndexCheck(const Napi::CallbackInfo& info);
+
 // biased_lock_probe.cc: core's BiasedLock under one thread, then under several.
 Napi::Value BiasedLockRun(const Napi::CallbackInfo& info);
 

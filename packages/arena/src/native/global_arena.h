@@ -1,6 +1,7 @@
 // RMM's global_arena: the one block taken from the upstream resource, cut into superblocks that
 // the per-thread and per-stream arenas acquire and release. Requests over 1 MiB are served here
-// directly. Thread-safe (one mutex, taken only when superblocks move or for those large requests).
+// directly. Thread-safe (one lock, taken only when superblocks move or for those large requests;
+// biased to the first thread that takes it, as a process with one thread allocating is common).
 // Nothing here waits for a stream: each superblock carries the streams its memory was freed on
 // (FreedOn), and whoever takes memory from it orders its own stream after them.
 #pragma once
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "rmmjs/biased_lock.hpp"
 #include "superblock_set.h"
 
 namespace rmmjs::arena {
@@ -69,7 +71,7 @@ class GlobalArena {
   void DumpMemoryLog();
 
  private:
-  std::mutex mutex_;
+  BiasedLock lock_;
   SuperblockSet superblocks_;
   std::atomic<std::uint64_t> moves_{0};
   char* base_ = nullptr;

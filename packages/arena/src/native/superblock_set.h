@@ -1,5 +1,6 @@
 // Superblocks and their blocks, as RMM's arena keeps them (cpp/include/rmm/mr/detail/arena.hpp),
-// with an index where RMM scans: the free blocks by size (best fit), so every search is O(log n).
+// with an index where RMM scans: the free blocks by size class (best fit; core's BestFitIndex), so a
+// search reads a bitmap and the smallest block of a class.
 // A superblock is a contiguous range of at least 1 MiB that moves as a whole between the global
 // arena and the per-thread and per-stream arenas; a block never spans two superblocks.
 //
@@ -65,8 +66,8 @@ struct Block {
   Block* next = nullptr;
   Superblock* superblock = nullptr;
   bool free = false;
-  FreeBySize::Position by_size;  // while free: its entry in its set's index
-  FreeBySize::Slot node;         // while handed out: that entry, kept for when it is freed
+  FreeBySize::Position by_size{};  // while free: its entry in its set's index
+  FreeBySize::Slot node;           // while handed out: that entry, kept for when it is freed
 };
 
 class SuperblockSet {

@@ -2,17 +2,26 @@
 // lowest address among equals. The pool's per-stream free lists and the arena's superblock sets
 // index their free block records with it.
 //
+// Size classes with a bitmap of the classes that hold a block: exact 256-byte steps below
+// 256 KiB, then 64 classes per power of two. Each class is a pairing heap ordered by (size,
+// start), so a request that is a whole class's smallest size (any 256-byte multiple below
+// 256 KiB) takes the heap's root, and others look only at the smaller blocks of their own class
+// before the next class that holds one. A red-black tree over every block cost a cache miss per
+// level; here a search reads a bitmap word or two and a root.
+//
 // Each entry keeps its key inline (a search reads no record) and points at its record. A record
 // owns its entry from the start (NewSlot) and hands it to the index while it is free (Insert), and
-// takes it back when it is handed out (Remove): indexing and freeing never allocate. Not
-// thread-safe: the owner's lock guards it.
+// takes it back when it is handed out (Remove): indexing and freeing never allocate, and an
+// entry's Position stays the same for its whole life. Not thread-safe: the owner's lock guards it.
 #ifndef RMMJS_BEST_FIT_INDEX_HPP
 #define RMMJS_BEST_FIT_INDEX_HPP
 
+#include <array>
 #include <cstddef>
-#include <iterator>
-#include <set>
+#include <cstdint>
+#include <memory>
 #include <utility>
+#include <vector>
 
 namespace rmmjs {
 
@@ -20,76 +29,213 @@ template <class Record, class Start>
 class BestFitIndex {
  public:
   struct Entry {
-    mutable std::size_t size;
-    mutable Start start;
+    std::size_t size;
+    Start start;
     Record* record;
+    // The pairing heap: the leftmost child, the next sibling, and the left sibling or (for a
+    // leftmost child) the parent; nullptr for a root.
+    Entry* child = nullptr;
+    Entry* sibling = nullptr;
+    Entry* previous = nullptr;
   };
+  using Position = Entry*;              // an indexed record's entry
+  using Slot = std::unique_ptr<Entry>;  // an entry out of any index, held by its record
 
- private:
-  struct Order {
-    using is_transparent = void;
-    struct Key {
-      std::size_t size;
-      Start start;
-    };
-    static bool Less(std::size_t a_size, Start a_start, std::size_t b_size, Start b_start) {
-      return a_size < b_size || (a_size == b_size && a_start < b_start);
-    }
-    bool operator()(const Entry& a, const Entry& b) const { return Less(a.size, a.start, b.size, b.start); }
-    bool operator()(const Entry& a, const Key& b) const { return Less(a.size, a.start, b.size, b.start); }
-    bool operator()(const Key& a, const Entry& b) const { return Less(a.size, a.start, b.size, b.start); }
-  };
-  using Set = std::set<Entry, Order>;
-
- public:
-  using Position = typename Set::iterator;  // an indexed record's entry
-  using Slot = typename Set::node_type;     // an entry out of any index, held by its record
-
-  // A record's entry, for its whole life (a node handle comes only out of a set). May throw
-  // std::bad_alloc.
-  static Slot NewSlot(Record* record) {
-    Set scratch;
-    scratch.insert(Entry{0, Start{}, record});
-    return scratch.extract(scratch.begin());
+  BestFitIndex() : roots_(kClasses, nullptr) {}  // may throw std::bad_alloc
+  ~BestFitIndex() {
+    for (Entry* root : roots_) DeleteHeap(root);
   }
+  BestFitIndex(const BestFitIndex&) = delete;
+  BestFitIndex& operator=(const BestFitIndex&) = delete;
 
-  bool empty() const { return set_.empty(); }
+  // A record's entry, for its whole life. May throw std::bad_alloc.
+  static Slot NewSlot(Record* record) { return Slot(new Entry{0, Start{}, record}); }
+
+  bool empty() const { return count_ == 0; }
   // The record with the smallest key, or nullptr.
-  Record* first() const { return set_.empty() ? nullptr : set_.begin()->record; }
+  Record* first() const {
+    std::size_t found = NextClass(0);
+    return found == kNone ? nullptr : roots_[found]->record;
+  }
 
   // The best fit for `size` bytes: an entry of the smallest block that fits, or nullptr.
   const Entry* BestFit(std::size_t size) const {
-    auto fit = set_.lower_bound(typename Order::Key{size, Start{}});
-    return fit == set_.end() ? nullptr : &*fit;
+    std::size_t at = ClassOf(size);
+    if (words_[at >> 6] >> (at & 63) & 1) {
+      if (ClassMinimum(at) >= size) return roots_[at];  // every block of the class fits
+      if (const Entry* fit = SmallestFitting(roots_[at], size)) return fit;
+      ++at;
+    }
+    std::size_t next = at < kClasses ? NextClass(at) : kNone;
+    return next == kNone ? nullptr : roots_[next];
   }
 
   Position Insert(Slot slot, std::size_t size, Start start) {
-    slot.value().size = size;
-    slot.value().start = start;
-    return set_.insert(std::move(slot)).position;
+    Entry* entry = slot.release();
+    entry->size = size;
+    entry->start = start;
+    const std::size_t at = ClassOf(size);
+    roots_[at] = roots_[at] == nullptr ? entry : Meld(roots_[at], entry);
+    words_[at >> 6] |= std::uint64_t{1} << (at & 63);
+    summary_ |= std::uint64_t{1} << (at >> 6);
+    ++count_;
+    return entry;
   }
 
-  Slot Remove(Position entry) { return set_.extract(entry); }
-
-  // An indexed record's new key; its entry stays in place when that keeps the order.
-  Position Rekey(Position entry, std::size_t size, Start start) {
-    auto next = std::next(entry);
-    const bool before_next = next == set_.end() || Order::Less(size, start, next->size, next->start);
-    const bool after_previous =
-        entry == set_.begin() || Order::Less(std::prev(entry)->size, std::prev(entry)->start, size, start);
-    if (before_next && after_previous) {
-      entry->size = size;
-      entry->start = start;
-      return entry;
+  Slot Remove(Position entry) {
+    const std::size_t at = ClassOf(entry->size);
+    Entry*& root = roots_[at];
+    if (entry == root) {
+      root = MergePairs(entry->child);
+    } else {
+      if (entry->previous->child == entry) {
+        entry->previous->child = entry->sibling;
+      } else {
+        entry->previous->sibling = entry->sibling;
+      }
+      if (entry->sibling != nullptr) entry->sibling->previous = entry->previous;
+      if (Entry* children = MergePairs(entry->child)) root = Meld(root, children);
     }
-    return Insert(Remove(entry), size, start);
+    entry->child = entry->sibling = entry->previous = nullptr;
+    if (root == nullptr) {
+      words_[at >> 6] &= ~(std::uint64_t{1} << (at & 63));
+      if (words_[at >> 6] == 0) summary_ &= ~(std::uint64_t{1} << (at >> 6));
+    }
+    --count_;
+    return Slot(entry);
   }
+
+  // An indexed record's new key (its Position does not change).
+  Position Rekey(Position entry, std::size_t size, Start start) { return Insert(Remove(entry), size, start); }
 
   // Moves an entry of `from` here, as it is.
-  Position MoveFrom(BestFitIndex& from, Position entry) { return set_.insert(from.set_.extract(entry)).position; }
+  Position MoveFrom(BestFitIndex& from, Position entry) {
+    const std::size_t size = entry->size;
+    const Start start = entry->start;
+    return Insert(from.Remove(entry), size, start);
+  }
 
  private:
-  Set set_;
+  static constexpr unsigned kStepShift = 8;                         // 256-byte steps below
+  static constexpr std::size_t kExactLimit = std::size_t{1} << 18;  // 256 KiB: 1024 exact classes
+  static constexpr unsigned kExactLimitShift = 18;
+  static constexpr unsigned kSplitShift = 6;  // then 64 classes per power of two
+  static constexpr std::size_t kExactClasses = kExactLimit >> kStepShift;
+  static constexpr std::size_t kClasses = kExactClasses + ((sizeof(std::size_t) * 8 - kExactLimitShift) << kSplitShift);
+  static constexpr std::size_t kWords = (kClasses + 63) / 64;
+  static_assert(kWords <= 64, "one summary word covers the bitmap");
+  static constexpr std::size_t kNone = ~std::size_t{0};
+
+  static std::size_t ClassOf(std::size_t size) {
+    if (size < kExactLimit) return size >> kStepShift;
+    const unsigned log = 63 - static_cast<unsigned>(__builtin_clzll(size));
+    return kExactClasses + ((log - kExactLimitShift) << kSplitShift) + ((size >> (log - kSplitShift)) & 63);
+  }
+  // The smallest size of a class.
+  static std::size_t ClassMinimum(std::size_t at) {
+    if (at < kExactClasses) return at << kStepShift;
+    const std::size_t above = at - kExactClasses;
+    const unsigned log = static_cast<unsigned>(above >> kSplitShift) + kExactLimitShift;
+    return (std::size_t{64} + (above & 63)) << (log - kSplitShift);
+  }
+
+  static bool Less(const Entry& a, const Entry& b) {
+    return a.size < b.size || (a.size == b.size && a.start < b.start);
+  }
+
+  // The first class at or after `at` that holds a block, or kNone.
+  std::size_t NextClass(std::size_t at) const {
+    std::size_t word = at >> 6;
+    std::uint64_t bits = words_[word] & (~std::uint64_t{0} << (at & 63));
+    if (bits != 0) return (word << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
+    const std::uint64_t later = word + 1 >= 64 ? 0 : summary_ & (~std::uint64_t{0} << (word + 1));
+    if (later == 0) return kNone;
+    word = static_cast<std::size_t>(__builtin_ctzll(later));
+    return (word << 6) + static_cast<std::size_t>(__builtin_ctzll(words_[word]));
+  }
+
+  // The smallest entry of at least `size` bytes in a class's heap (whose smallest size is below
+  // `size`), or nullptr: a walk that skips the subtrees of entries that fit or cannot beat the
+  // best found, since a subtree holds no key below its root's.
+  static const Entry* SmallestFitting(const Entry* root, std::size_t size) {
+    const Entry* best = nullptr;
+    const Entry* entry = root;
+    while (entry != nullptr) {
+      if (entry->size >= size) {
+        if (best == nullptr || Less(*entry, *best)) best = entry;
+      } else if (entry->child != nullptr && (best == nullptr || Less(*entry, *best))) {
+        entry = entry->child;
+        continue;
+      }
+      while (entry != nullptr && entry->sibling == nullptr) entry = Parent(entry);
+      if (entry != nullptr) entry = entry->sibling;
+    }
+    return best;
+  }
+
+  static const Entry* Parent(const Entry* entry) {
+    while (entry->previous != nullptr && entry->previous->child != entry) entry = entry->previous;
+    return entry->previous;
+  }
+
+  // Two roots (no siblings) into one.
+  static Entry* Meld(Entry* a, Entry* b) {
+    if (Less(*b, *a)) std::swap(a, b);
+    b->sibling = a->child;
+    if (a->child != nullptr) a->child->previous = b;
+    b->previous = a;
+    a->child = b;
+    return a;
+  }
+
+  // A list of siblings into one root (the pairing heap's two passes).
+  static Entry* MergePairs(Entry* first) {
+    if (first == nullptr) return nullptr;
+    Entry* pairs = nullptr;  // melded pairs, the last first (linked by sibling)
+    while (first != nullptr) {
+      Entry* a = first;
+      Entry* b = a->sibling;
+      first = b == nullptr ? nullptr : b->sibling;
+      a->sibling = a->previous = nullptr;
+      Entry* pair = a;
+      if (b != nullptr) {
+        b->sibling = b->previous = nullptr;
+        pair = Meld(a, b);
+      }
+      pair->sibling = pairs;
+      pairs = pair;
+    }
+    Entry* root = pairs;
+    pairs = pairs->sibling;
+    root->sibling = nullptr;
+    while (pairs != nullptr) {
+      Entry* next = pairs->sibling;
+      pairs->sibling = nullptr;
+      root = Meld(root, pairs);
+      pairs = next;
+    }
+    return root;
+  }
+
+  static void DeleteHeap(Entry* root) {
+    Entry* pending = root;  // linked by sibling
+    while (pending != nullptr) {
+      Entry* entry = pending;
+      pending = entry->sibling;
+      if (Entry* children = entry->child) {
+        Entry* last = children;
+        while (last->sibling != nullptr) last = last->sibling;
+        last->sibling = pending;
+        pending = children;
+      }
+      delete entry;
+    }
+  }
+
+  std::vector<Entry*> roots_;                  // per class: its heap's root, or nullptr
+  std::array<std::uint64_t, kWords> words_{};  // per class: whether it holds a block
+  std::uint64_t summary_ = 0;                  // per word of words_: whether it is not 0
+  std::size_t count_ = 0;
 };
 
 }  // namespace rmmjs

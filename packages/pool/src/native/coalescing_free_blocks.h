@@ -49,8 +49,8 @@ struct Block {
   // While handed out: whether the pool's table of blocks handed out (or a thread's cache) holds it.
   // Set by whoever hands it out, which may be a thread without the lock.
   std::atomic<bool> tracked{false};
-  SizeIndex::Position by_size;  // while free: its entry in list's index
-  SizeIndex::Slot node;         // while handed out: that entry, kept for when it is freed
+  SizeIndex::Position by_size{};  // while free: its entry in list's index
+  SizeIndex::Slot node;           // while handed out: that entry, kept for when it is freed
 };
 
 // The free blocks last used on one stream, by (size, start).
