@@ -1,6 +1,7 @@
 // Buffers dropped without free() are garbage, not memory in use: before an allocation reports out of
 // memory, the ones the collector found unreachable (whose finalizers wait for the event loop) are
 // freed and the allocation is retried. A synchronous loop never lets the event loop turn.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CudaMemoryResource, DeviceBuffer, OutOfMemoryError } from '@rmmjs/core';
 import { fakeCuda, onFake, runInWorker, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
@@ -34,23 +35,27 @@ describe.runIf(onFake())('dropped buffers on a 256 MiB (fake) device', () => {
 describe('threads running out of memory at the same moment', () => {
   it('each gets OutOfMemoryError', async () => {
     for (let round = 0; round < 3; round++) {
-      const start = new Int32Array(new SharedArrayBuffer(4));
+      // [0]: the workers that are about to wait; [1]: the start.
+      const flags = new Int32Array(new SharedArrayBuffer(8));
       const workers = Array.from({ length: 8 }, () =>
         runInWorker(
-          `const start = new Int32Array(workerData.start);
-           Atomics.wait(start, 0, 0);
+          `const flags = new Int32Array(workerData.flags);
+           Atomics.add(flags, 0, 1);
+           Atomics.wait(flags, 1, 0);
            try {
              new core.DeviceBuffer({ size: 2 ** 50 });
              return 'allocated';
            } catch (error) {
              return error.constructor.name + ' ' + error.code;
            }`,
-          { workerData: { start: start.buffer } },
+          { workerData: { flags: flags.buffer } },
         ),
       );
-      await new Promise((resolve) => setTimeout(resolve, 200)); // every worker waits on start
-      Atomics.store(start, 0, 1);
-      Atomics.notify(start, 0);
+      // Release them at once when every worker has started (imported core) and waits on the start
+      // (a worker that failed before then is Promise.all's rejection below, after a minute at most).
+      for (let waited = 0; Atomics.load(flags, 0) < 8 && waited < 60_000; waited++) await sleep(1);
+      Atomics.store(flags, 1, 1);
+      Atomics.notify(flags, 1);
       expect(await Promise.all(workers)).toEqual(Array(8).fill('OutOfMemoryError ERR_RMM_OUT_OF_MEMORY'));
     }
   });

@@ -230,7 +230,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       }
       if (resource.threads) {
         for (const workers of [1, 2, 4, 8]) {
-          const opsPerSecond = await threadOpsPerSecond(mr, workers, { seconds: quick ? 0.3 : 1 });
+          const opsPerSecond = await threadOpsPerSecond(mr, workers, { seconds: quick ? 0.1 : 1 });
           record(group, `${workers} worker threads, pairs of 1 MiB`, opsPerSecond / 1e6, 'Mops/s');
         }
       }

@@ -63,7 +63,7 @@ bool CaptureJsStack(std::string* out) {
 }
 
 // A native frame as RMM prints it: "<demangled symbol> from <library>", else backtrace_symbols'.
-std::string DescribeNativeFrame(void* address, const char* fallback) {
+std::string DescribeNativeFrame(void* address) {
   Dl_info info{};
   if (dladdr(address, &info) != 0 && info.dli_sname != nullptr) {
     int status = -1;
@@ -72,7 +72,10 @@ std::string DescribeNativeFrame(void* address, const char* fallback) {
     std::free(demangled);
     return name + " from " + (info.dli_fname != nullptr ? info.dli_fname : "?");
   }
-  return fallback != nullptr ? fallback : "??";
+  char** symbols = backtrace_symbols(&address, 1);
+  std::string fallback = symbols != nullptr && symbols[0] != nullptr ? symbols[0] : "??";
+  std::free(symbols);
+  return fallback;
 }
 
 }  // namespace
@@ -106,27 +109,24 @@ std::shared_ptr<const CallStack> CallStack::Capture() {
   return stack;
 }
 
-std::ostream& operator<<(std::ostream& out, const CallStack& stack) {
+void CallStack::Print(std::ostream& out, FrameNames& names) const {
   size_t index = 0;
-  if (!stack.js_stack_.empty()) {
+  if (!js_stack_.empty()) {
     // "Error\n    at f (file:1:2)\n    at ..." -> "#0 in f (file:1:2)\n#1 in ..."
-    std::istringstream lines(stack.js_stack_);
+    std::istringstream lines(js_stack_);
     std::string line;
     while (std::getline(lines, line)) {
       size_t start = line.find_first_not_of(' ');
       if (start == std::string::npos || line.compare(start, 3, "at ") != 0) continue;
       out << '#' << index++ << " in " << line.substr(start + 3) << '\n';
     }
-    return out;
+    return;
   }
-  if (stack.native_frames_.empty()) return out;
-  char** symbols = backtrace_symbols(stack.native_frames_.data(), static_cast<int>(stack.native_frames_.size()));
-  for (size_t i = 0; i < stack.native_frames_.size(); i++) {
-    out << '#' << index++ << " in "
-        << DescribeNativeFrame(stack.native_frames_[i], symbols != nullptr ? symbols[i] : nullptr) << '\n';
+  for (void* frame : native_frames_) {
+    auto named = names.find(frame);
+    if (named == names.end()) named = names.emplace(frame, DescribeNativeFrame(frame)).first;
+    out << '#' << index++ << " in " << named->second << '\n';
   }
-  std::free(symbols);
-  return out;
 }
 
 }  // namespace rmmjs

@@ -12,6 +12,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rmmjs {
@@ -24,8 +25,12 @@ class CallStack {
   // string of its caller (`Error.captureStackTrace` format).
   static void SetJsCapturer(Napi::Env env, Napi::Function capture);
 
+  // The text of native frames by address. Resolving one (dladdr) scans the symbol table of its
+  // library; the stacks of one listing share most frames, so they are resolved once per listing.
+  using FrameNames = std::unordered_map<void*, std::string>;
+
   // One line per frame, as RMM prints them: "#0 in <frame>\n".
-  friend std::ostream& operator<<(std::ostream& out, const CallStack& stack);
+  void Print(std::ostream& out, FrameNames& names) const;
 
  private:
   std::string js_stack_;  // as V8 formats it; empty for a native stack

@@ -92,9 +92,13 @@ std::string TrackingResourceAdaptor::outstanding_allocations_str() const {
   std::sort(allocations.begin(), allocations.end(),
             [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
   std::ostringstream out;
+  CallStack::FrameNames names;
   for (const auto& [ptr, bytes, stack] : allocations) {
     out << FormatHex(ptr) << ": " << bytes << " B";
-    if (stack != nullptr) out << " : callstack:\n" << *stack;
+    if (stack != nullptr) {
+      out << " : callstack:\n";
+      stack->Print(out, names);
+    }
     out << '\n';
   }
   return out.str();
