@@ -70,7 +70,8 @@ ArenaMemoryResourceImpl::ArenaMemoryResourceImpl(ResourceRef upstream, bool dump
       cuda_(CoreApi()->cuda_available() != 0),
       dump_log_on_failure_(dump_log_on_failure),
       serial_(g_next_serial.fetch_add(1)),
-      legacy_event_(std::make_shared<StreamEvent>(StreamKey{StreamKind::kLegacy, 0}, device_)) {}
+      legacy_event_(std::make_shared<StreamEvent>(StreamKey{StreamKind::kLegacy, 0}, device_)),
+      legacy_freed_on_(legacy_event_) {}
 
 ArenaMemoryResourceImpl::~ArenaMemoryResourceImpl() {
   if (global_.base() == nullptr) return;
@@ -130,7 +131,7 @@ rmmjs_status ArenaMemoryResourceImpl::AllocateOnce(std::size_t size, const Strea
 rmmjs_status ArenaMemoryResourceImpl::AllocateLarge(std::size_t size, const StreamKey& taker, rmmjs_stream stream,
                                                     Block** out) {
   FreedOn freed_on;
-  *out = global_.Allocate(size, &freed_on);
+  *out = global_.Allocate(size, taker, &freed_on);
   if (*out == nullptr || freed_on.empty()) return RMMJS_OK;
   rmmjs_status status = freed_on.OrderBefore(taker, stream, device_);
   if (status == RMMJS_OK) return RMMJS_OK;
@@ -188,9 +189,10 @@ rmmjs_status ArenaMemoryResourceImpl::Release(Block* block, rmmjs_stream stream)
   if (GlobalArena::Handles(block->size)) {
     // A large block goes straight back to the global arena, carrying its stream's event (RMM
     // synchronises the stream first).
-    FreedOn freed_on;
-    RMMJS_TRY(FreedOnStream(key, stream, &freed_on, &synchronized));
-    result = global_.Free(block, freed_on);
+    FreedOn scratch;
+    const FreedOn* freed_on = nullptr;
+    RMMJS_TRY(FreedOnStream(key, stream, &scratch, &freed_on, &synchronized));
+    result = global_.Free(block, *freed_on);
   }
   if (result == FreeResult::kNotHere) {
     if (Arena* arena = ArenaFor(ArenaKey(key), false)) RMMJS_TRY(arena->Free(block, stream, synchronized, &result));
@@ -199,11 +201,12 @@ rmmjs_status ArenaMemoryResourceImpl::Release(Block* block, rmmjs_stream stream)
   return result == FreeResult::kFreed ? RMMJS_OK : AllocationNotFound(result);
 }
 
-rmmjs_status ArenaMemoryResourceImpl::FreedOnStream(const StreamKey& key, rmmjs_stream stream, FreedOn* freed_on,
-                                                    bool* synchronized) {
+rmmjs_status ArenaMemoryResourceImpl::FreedOnStream(const StreamKey& key, rmmjs_stream stream, FreedOn* scratch,
+                                                    const FreedOn** freed_on, bool* synchronized) {
+  *freed_on = scratch;
   if (*synchronized) return RMMJS_OK;
   if (key.kind == StreamKind::kLegacy) {
-    *freed_on = FreedOn(legacy_event_);  // recorded when another stream takes the memory
+    *freed_on = &legacy_freed_on_;  // recorded when another stream takes the memory
     return RMMJS_OK;
   }
   const std::shared_ptr<StreamEvent>& event = ArenaFor(ArenaKey(key), true)->event();
@@ -212,7 +215,7 @@ rmmjs_status ArenaMemoryResourceImpl::FreedOnStream(const StreamKey& key, rmmjs_
     rmmjs_status status = context.status();
     if (status == RMMJS_OK) status = event->RecordFree(stream);
     if (status == RMMJS_OK) {
-      *freed_on = FreedOn(event);
+      *scratch = FreedOn(event);
       return RMMJS_OK;
     }
   }
@@ -323,13 +326,14 @@ rmmjs_status ArenaMemoryResourceImpl::SynchronizeStream(rmmjs_stream stream) con
 
 rmmjs_status ArenaMemoryResourceImpl::FreeElsewhere(Block* block, const StreamKey& key, rmmjs_stream stream,
                                                     bool synchronized, FreeResult* result) {
-  FreedOn freed_on;
+  FreedOn scratch;
+  const FreedOn* freed_on = nullptr;
   // A superblock moving while this looks can be missed; a move is counted, and then it looks again.
   for (;;) {
     std::uint64_t moves = global_.moves();
     if (global_.Check(block) != FreeResult::kNotHere) {
-      if (freed_on.empty()) RMMJS_TRY(FreedOnStream(key, stream, &freed_on, &synchronized));
-      *result = global_.Free(block, freed_on);
+      if (freed_on == nullptr) RMMJS_TRY(FreedOnStream(key, stream, &scratch, &freed_on, &synchronized));
+      *result = global_.Free(block, *freed_on);
       if (*result != FreeResult::kNotHere) return RMMJS_OK;
     }
     // Another thread's or stream's arena reuses the block at once, so the stream's work must be
@@ -337,7 +341,8 @@ rmmjs_status ArenaMemoryResourceImpl::FreeElsewhere(Block* block, const StreamKe
     if (!synchronized) {
       RMMJS_TRY(SynchronizeStream(stream));
       synchronized = true;
-      freed_on.Clear();
+      scratch.Clear();
+      freed_on = &scratch;
     }
     for (const auto& arena : AllArenas()) {
       RMMJS_TRY(arena->Free(block, 0, true, result));

@@ -70,7 +70,9 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
   rmmjs_status Defragment();
   rmmjs_status SynchronizeStream(rmmjs_stream stream) const;
   // What a free on `stream` leaves behind: its stream's event, recorded (nothing once synchronised).
-  rmmjs_status FreedOnStream(const StreamKey& key, rmmjs_stream stream, FreedOn* freed_on, bool* synchronized);
+  // *freed_on points at it: the legacy stream's list, or *scratch.
+  rmmjs_status FreedOnStream(const StreamKey& key, rmmjs_stream stream, FreedOn* scratch, const FreedOn** freed_on,
+                             bool* synchronized);
   rmmjs_status FreeElsewhere(Block* block, const StreamKey& key, rmmjs_stream stream, bool synchronized,
                              FreeResult* result);
   void SynchronizeAll();
@@ -88,6 +90,7 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
 
   GlobalArena global_;
   const std::shared_ptr<StreamEvent> legacy_event_;  // the legacy default stream's (recorded lazily)
+  const FreedOn legacy_freed_on_;                    // a free on it, without a copy per free
   ShardedPointerTable<Block*> handed_out_;           // every block handed out: its record
   std::shared_mutex arenas_mutex_;
   std::unordered_map<std::thread::id, std::shared_ptr<Arena>> thread_arenas_;

@@ -58,11 +58,14 @@ void GlobalArena::Release(SuperblockSet& arena, const FreedOn& freed_on) {
   moves_.fetch_add(1, std::memory_order_release);
 }
 
-Block* GlobalArena::Allocate(std::size_t size, FreedOn* freed_on) {
+Block* GlobalArena::Allocate(std::size_t size, const StreamKey& taker, FreedOn* freed_on) {
   std::lock_guard<BiasedLock> lock(lock_);
   Block* block = superblocks_.AllocateSplitting(size);
   if (block == nullptr) return nullptr;
   Superblock* holder = block->superblock;
+  // Frees on the taker's own stream are in its stream order already (and copying the list would
+  // cost a reference count per event).
+  if (holder->freed_on.OnlyOn(taker)) return block;
   if (holder->start == block->start && holder->size == size) {
     // The whole superblock: once the taker's stream is ordered after these frees, its own free
     // of it is all that a later taker needs to wait for.

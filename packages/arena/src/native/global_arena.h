@@ -44,8 +44,9 @@ class GlobalArena {
   // Moves every superblock of `arena` here, freed on `freed_on` (the caller holds that arena's lock).
   void Release(SuperblockSet& arena, const FreedOn& freed_on);
 
-  // A large allocation, or nullptr. *freed_on: as Acquire's, for the superblock holding it.
-  Block* Allocate(std::size_t size, FreedOn* freed_on);
+  // A large allocation for a taker on the stream with key `taker`, or nullptr. *freed_on: as
+  // Acquire's, for the superblock holding it (left empty when all of them were on the taker's).
+  Block* Allocate(std::size_t size, const StreamKey& taker, FreedOn* freed_on);
 
   // Frees a block freed on `freed_on` (empty: its work is done).
   FreeResult Free(Block* block, const FreedOn& freed_on);

@@ -124,6 +124,15 @@ class FreedOn {
   explicit FreedOn(std::shared_ptr<StreamEvent> event) : first_(std::move(event)) {}
 
   bool empty() const { return first_ == nullptr; }
+  // Whether every free it lists was on the stream with this key (or there are none): a taker on
+  // that stream has nothing to wait for.
+  bool OnlyOn(const StreamKey& key) const {
+    if (first_ != nullptr && !(first_->key() == key)) return false;
+    for (const auto& event : rest_) {
+      if (!(event->key() == key)) return false;
+    }
+    return true;
+  }
   void Add(const std::shared_ptr<StreamEvent>& event) {  // may throw std::bad_alloc
     if (event == nullptr || event == first_) return;
     if (first_ == nullptr) {
