@@ -1,9 +1,5 @@
 #include "superblock_set.h"
 
-#include <iterator>
-#include <memory>
-#include <utility>
-
 namespace rmmjs::arena {
 
 SuperblockSet::SuperblockSet() {
@@ -223,7 +219,7 @@ void SuperblockSet::Drop(Superblock* lower, Superblock* upper) {
 
 void SuperblockSet::MoveTo(Superblock* superblock, SuperblockSet& other) {
   for (Block* block = superblock->first; block != nullptr; block = block->next) {
-    if (block->free) block->by_size = other.by_size_.MoveFrom(by_size_, block->by_size);
+    if (block->free) other.by_size_.MoveFrom(by_size_, &block->by_size);
   }
   Unlink(superblock);
   other.Link(superblock);
@@ -246,9 +242,7 @@ Block* SuperblockSet::NewBlock() {
     spare_blocks_.pop_back();
     return block;
   }
-  auto block = std::make_unique<Block>();
-  block->node = FreeBySize::NewSlot(block.get());
-  return block.release();
+  return new Block();
 }
 
 Superblock* SuperblockSet::NewSuperblock() {
@@ -313,12 +307,12 @@ void SuperblockSet::Unchain(Block* block) {
 }
 
 void SuperblockSet::Index(Block* block) {
-  block->by_size = by_size_.Insert(std::move(block->node), block->size, block->start);
+  by_size_.Insert(&block->by_size, block->size, block->start);
   block->free = true;
 }
 
 void SuperblockSet::Unindex(Block* block) {
-  block->node = by_size_.Remove(block->by_size);
+  by_size_.Remove(&block->by_size);
   block->free = false;
 }
 
@@ -326,7 +320,7 @@ void SuperblockSet::Unindex(Block* block) {
 void SuperblockSet::Rekey(Block* block, char* start, std::size_t size) {
   block->start = start;
   block->size = size;
-  block->by_size = by_size_.Rekey(block->by_size, size, start);
+  by_size_.Rekey(&block->by_size, size, start);
 }
 
 }  // namespace rmmjs::arena

@@ -7,9 +7,8 @@
 // Every block, free or handed out, has a record (Block) in its superblock's address-ordered list,
 // and whoever frees a block names its record (the resource remembers it with the pointer): a free
 // finds its neighbours, its superblock and the set that holds it without a search, and coalescing
-// costs O(1) beyond the size index (core's BestFitIndex). A record keeps its entry of the size index
-// while it is handed out, so freeing never allocates. Not thread-safe: the arena that owns the set
-// locks it.
+// costs O(1) beyond the size index (core's BestFitIndex, whose entries are members of the
+// records), so freeing never allocates. Not thread-safe: the arena that owns the set locks it.
 #pragma once
 
 #include <atomic>
@@ -66,8 +65,7 @@ struct Block {
   Block* next = nullptr;
   Superblock* superblock = nullptr;
   bool free = false;
-  FreeBySize::Position by_size{};  // while free: its entry in its set's index
-  FreeBySize::Slot node;           // while handed out: that entry, kept for when it is freed
+  FreeBySize::Entry by_size{this};  // in its set's index while free
 };
 
 class SuperblockSet {

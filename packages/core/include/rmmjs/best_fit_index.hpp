@@ -9,17 +9,17 @@
 // before the next class that holds one. A red-black tree over every block cost a cache miss per
 // level; here a search reads a bitmap word or two and a root.
 //
-// Each entry keeps its key inline (a search reads no record) and points at its record. A record
-// owns its entry from the start (NewSlot) and hands it to the index while it is free (Insert), and
-// takes it back when it is handed out (Remove): indexing and freeing never allocate, and an
-// entry's Position stays the same for its whole life. Not thread-safe: the owner's lock guards it.
+// The entries are intrusive: each record has one as a member, which is in the index while its
+// block is free (Insert) and out of it while the block is handed out (Remove), so indexing and
+// freeing never allocate. An entry keeps its key inline (a search reads no record, and a record's
+// own size and start may change while it is indexed; Rekey changes the key) and points at its
+// record. Not thread-safe: the owner's lock guards it.
 #ifndef RMMJS_BEST_FIT_INDEX_HPP
 #define RMMJS_BEST_FIT_INDEX_HPP
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -29,27 +29,23 @@ template <class Record, class Start>
 class BestFitIndex {
  public:
   struct Entry {
-    std::size_t size;
-    Start start;
-    Record* record;
+    explicit Entry(Record* of) : record(of) {}
+    Entry(const Entry&) = delete;
+    Entry& operator=(const Entry&) = delete;
+
+    std::size_t size = 0;
+    Start start{};
+    Record* const record;
     // The pairing heap: the leftmost child, the next sibling, and the left sibling or (for a
     // leftmost child) the parent; nullptr for a root.
     Entry* child = nullptr;
     Entry* sibling = nullptr;
     Entry* previous = nullptr;
   };
-  using Position = Entry*;              // an indexed record's entry
-  using Slot = std::unique_ptr<Entry>;  // an entry out of any index, held by its record
 
   BestFitIndex() : roots_(kClasses, nullptr) {}  // may throw std::bad_alloc
-  ~BestFitIndex() {
-    for (Entry* root : roots_) DeleteHeap(root);
-  }
   BestFitIndex(const BestFitIndex&) = delete;
   BestFitIndex& operator=(const BestFitIndex&) = delete;
-
-  // A record's entry, for its whole life. May throw std::bad_alloc.
-  static Slot NewSlot(Record* record) { return Slot(new Entry{0, Start{}, record}); }
 
   bool empty() const { return count_ == 0; }
   // The record with the smallest key, or nullptr.
@@ -70,8 +66,8 @@ class BestFitIndex {
     return next == kNone ? nullptr : roots_[next];
   }
 
-  Position Insert(Slot slot, std::size_t size, Start start) {
-    Entry* entry = slot.release();
+  // Indexes an entry that is in no index, with this key.
+  void Insert(Entry* entry, std::size_t size, Start start) {
     entry->size = size;
     entry->start = start;
     const std::size_t at = ClassOf(size);
@@ -79,10 +75,10 @@ class BestFitIndex {
     words_[at >> 6] |= std::uint64_t{1} << (at & 63);
     summary_ |= std::uint64_t{1} << (at >> 6);
     ++count_;
-    return entry;
   }
 
-  Slot Remove(Position entry) {
+  // Takes an indexed entry out.
+  void Remove(Entry* entry) {
     const std::size_t at = ClassOf(entry->size);
     Entry*& root = roots_[at];
     if (entry == root) {
@@ -102,17 +98,18 @@ class BestFitIndex {
       if (words_[at >> 6] == 0) summary_ &= ~(std::uint64_t{1} << (at >> 6));
     }
     --count_;
-    return Slot(entry);
   }
 
-  // An indexed record's new key (its Position does not change).
-  Position Rekey(Position entry, std::size_t size, Start start) { return Insert(Remove(entry), size, start); }
+  // An indexed entry's new key.
+  void Rekey(Entry* entry, std::size_t size, Start start) {
+    Remove(entry);
+    Insert(entry, size, start);
+  }
 
   // Moves an entry of `from` here, as it is.
-  Position MoveFrom(BestFitIndex& from, Position entry) {
-    const std::size_t size = entry->size;
-    const Start start = entry->start;
-    return Insert(from.Remove(entry), size, start);
+  void MoveFrom(BestFitIndex& from, Entry* entry) {
+    from.Remove(entry);
+    Insert(entry, entry->size, entry->start);
   }
 
  private:
@@ -215,21 +212,6 @@ class BestFitIndex {
       pairs = next;
     }
     return root;
-  }
-
-  static void DeleteHeap(Entry* root) {
-    Entry* pending = root;  // linked by sibling
-    while (pending != nullptr) {
-      Entry* entry = pending;
-      pending = entry->sibling;
-      if (Entry* children = entry->child) {
-        Entry* last = children;
-        while (last->sibling != nullptr) last = last->sibling;
-        last->sibling = pending;
-        pending = children;
-      }
-      delete entry;
-    }
   }
 
   std::vector<Entry*> roots_;                  // per class: its heap's root, or nullptr

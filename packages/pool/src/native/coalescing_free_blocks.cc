@@ -160,7 +160,7 @@ void CoalescingFreeBlocks::MoveAll(StreamFreeList& from, StreamFreeList& to) {
     Block* block = from.by_size.first();
     from.free_bytes -= block->size;
     to.free_bytes += block->size;
-    block->by_size = to.by_size.MoveFrom(from.by_size, block->by_size);
+    to.by_size.MoveFrom(from.by_size, &block->by_size);
     block->list = &to;
     if (block->next != nullptr && block->next->list == &to) Absorb(to, block, block->next);
     if (block->previous != nullptr && block->previous->list == &to) Absorb(to, block->previous, block);
@@ -191,9 +191,7 @@ Block* CoalescingFreeBlocks::NewBlock() {
     spare_blocks_.pop_back();
     return block;
   }
-  auto block = std::make_unique<Block>();
-  block->node = SizeIndex::NewSlot(block.get());
-  return block.release();
+  return new Block();
 }
 
 void CoalescingFreeBlocks::Recycle(Block* block) {
@@ -217,12 +215,12 @@ void CoalescingFreeBlocks::Unchain(Block* block) {
 }
 
 void CoalescingFreeBlocks::Index(StreamFreeList& list, Block* block) {
-  block->by_size = list.by_size.Insert(std::move(block->node), block->size, block->start);
+  list.by_size.Insert(&block->by_size, block->size, block->start);
   block->list = &list;
 }
 
 void CoalescingFreeBlocks::Unindex(Block* block) {
-  block->node = block->list->by_size.Remove(block->by_size);
+  block->list->by_size.Remove(&block->by_size);
   block->list = nullptr;
 }
 
@@ -230,7 +228,7 @@ void CoalescingFreeBlocks::Unindex(Block* block) {
 void CoalescingFreeBlocks::Rekey(StreamFreeList& list, Block* block, uintptr_t start, size_t size) {
   block->start = start;
   block->size = size;
-  block->by_size = list.by_size.Rekey(block->by_size, size, start);
+  list.by_size.Rekey(&block->by_size, size, start);
 }
 
 }  // namespace pool

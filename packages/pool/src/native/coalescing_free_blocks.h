@@ -4,11 +4,11 @@
 // upstream allocation it is part of; the records of an upstream allocation tile it. Whoever frees
 // a block names its record (the pool remembers it with the pointer it handed out), so a free finds
 // its neighbours without a search and coalescing costs O(1) beyond the size index. Each stream's
-// free list is a size index (core's BestFitIndex, keys inline: a search reads no record): best
-// fit is the smallest block that fits, the lowest address among equals, as RMM picks. Blocks coalesce only
-// with neighbours on the same stream's list, and never across the ends of an upstream allocation
-// (they are in different lists). A record keeps its index entry while it is handed out, and
-// records are recycled, so the steady state allocates nothing and freeing never allocates.
+// free list is a size index (core's BestFitIndex, whose entries are members of the records): best
+// fit is the smallest block that fits, the lowest address among equals, as RMM picks. Blocks
+// coalesce only with neighbours on the same stream's list, and never across the ends of an
+// upstream allocation (they are in different lists). Records are recycled, so the steady state
+// allocates nothing and freeing never allocates.
 // Not thread-safe: the pool's lock guards it (but see Block::size and Block::tracked).
 #pragma once
 
@@ -49,8 +49,7 @@ struct Block {
   // While handed out: whether the pool's table of blocks handed out (or a thread's cache) holds it.
   // Set by whoever hands it out, which may be a thread without the lock.
   std::atomic<bool> tracked{false};
-  SizeIndex::Position by_size{};  // while free: its entry in list's index
-  SizeIndex::Slot node;           // while handed out: that entry, kept for when it is freed
+  SizeIndex::Entry by_size{this};  // in list's index while free
 };
 
 // The free blocks last used on one stream, by (size, start).
