@@ -5,7 +5,9 @@
 // Environment: COMPUTE_SANITIZER (the binary; default: on PATH, else /usr/local/cuda/bin),
 // RMMJS_SANITIZE_LOGS (the reports' folder; default .sanitizer-logs/), RMMJS_SANITIZE_TIMEOUT_S
 // (per package; default 600). Exits non-zero on a memory error, a leak or a failed test. CUDA API
-// errors are listed, not failed: the error-path tests provoke some on purpose.
+// errors are listed, not failed: the error-path tests provoke some on purpose. The suites see
+// RMMJS_TEST_COMPUTE_SANITIZER=1 (test-helpers' underComputeSanitizer()) and skip what leaves device
+// memory to the driver on purpose (a child ending in process.exit()).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +53,12 @@ for (const pkg of testedPackages()) {
       stdio: 'inherit',
       timeout: timeoutMs,
       killSignal: 'SIGKILL',
-      env: { ...process.env, RMMJS_TEST_BACKENDS: 'gpu', RMMJS_TEST_RESULTS_DIR: RESULTS },
+      env: {
+        ...process.env,
+        RMMJS_TEST_BACKENDS: 'gpu',
+        RMMJS_TEST_RESULTS_DIR: RESULTS,
+        RMMJS_TEST_COMPUTE_SANITIZER: '1',
+      },
     },
   );
   rows.push({

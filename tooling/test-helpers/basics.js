@@ -16,6 +16,9 @@ export const onFake = () => backend() === 'fake';
 export const onGpu = () => backend() === 'gpu';
 export const withCuda = () => backend() !== 'host';
 
+/** Whether the suite runs under NVIDIA's compute-sanitizer (`sanitize-gpu.mjs` says so). */
+export const underComputeSanitizer = () => process.env.RMMJS_TEST_COMPUTE_SANITIZER === '1';
+
 /** The thrown error of fn (fails when fn does not throw). */
 export function thrown(fn) {
   try {

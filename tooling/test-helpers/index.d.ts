@@ -11,6 +11,7 @@ export function onHost(): boolean;
 export function onFake(): boolean;
 export function onGpu(): boolean;
 export function withCuda(): boolean;
+export function underComputeSanitizer(): boolean;
 export function thrown(fn: () => unknown): any;
 export function rejected(promise: Promise<unknown>): Promise<any>;
 export function resolveFromPackage(name: string): string;

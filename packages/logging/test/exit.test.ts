@@ -2,6 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { underComputeSanitizer } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseLog, replayProblems } from './csv.js';
 import { runChild } from './run-child.js';
@@ -24,12 +25,14 @@ const workload = (file: string) => `
 
 describe('LoggingResourceAdaptor at process exit', () => {
   // When the script ends, Node frees the buffers still alive as it tears the environment down
-  // (logged too); process.exit() leaves them.
-  it.each([
+  // (logged too); process.exit() leaves them to the driver, which compute-sanitizer's leak check
+  // reports as leaks, so those two cases do not run under it.
+  it.for([
     ['the script ends', '', 3000],
     ['process.exit(0)', 'process.exit(0);', 2000],
     ['process.exit(3) from a timer', 'setTimeout(() => process.exit(3), 0);', 2000],
-  ])('%s: every row is in the file', (_how, ending, frees) => {
+  ] as const)('%s: every row is in the file', ([, ending, frees], context) => {
+    if (ending !== '' && underComputeSanitizer()) context.skip();
     const file = join(dir, 'log.csv');
     const { status, stderr } = runChild(`${workload(file)}\n${ending}`);
     expect(stderr).toBe('');
