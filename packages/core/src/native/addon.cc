@@ -3,6 +3,7 @@
 
 #include "bindings.h"
 #include "core_api.h"
+#include "loaded_libraries.h"
 #include "rmmjs/napi.hpp"
 
 namespace rmmjs {
@@ -20,6 +21,7 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
 
 static Napi::Object InitCore(Napi::Env env, Napi::Object exports) {
   using namespace rmmjs;
+  KeepLibraryLoaded(reinterpret_cast<const void*>(&InitCore));  // every addon's calls land here
   napi_value api = nullptr;
   napi_create_external(env, const_cast<rmmjs_core_api*>(CoreApiTable()), nullptr, nullptr, &api);
   napi_type_tag_object(env, api, &js::kCoreApiTag);

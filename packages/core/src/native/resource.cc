@@ -5,6 +5,7 @@
 
 #include "driver.h"
 #include "errors.h"
+#include "loaded_libraries.h"
 #include "logger.h"
 #include "shared_resources.h"
 
@@ -28,6 +29,7 @@ std::string OpsProblem(const rmmjs_resource_ops* ops) {
 }
 
 void InitHeader(rmmjs_resource* mr, const rmmjs_resource_ops* ops, int32_t device, uint32_t flags) {
+  KeepLibraryLoaded(ops);  // the library that made the resource: its operations run there
   mr->ops = ops;
   mr->refcount = 1;
   mr->device = device;
