@@ -6,7 +6,7 @@
 //     host: no CUDA (RMMJS_DISABLE_CUDA=1); fake: tooling/fake-cuda's driver; gpu: the real driver.
 //   RMMJS_TEST_RESULTS_DIR: another folder than .test-results (the sanitizer run keeps its own).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,7 +57,8 @@ for (const backend of backends) {
     '--reporter=json',
     `--outputFile.json=${report}`,
   ];
-  if (backend === 'gpu') args.push('--no-file-parallelism');
+  // On a GPU: one file at a time, each in a process of its own (as the suites ran there so far).
+  if (backend === 'gpu') args.push('--no-file-parallelism', '--isolate');
   console.log(`\nrmmjs-test: ${backend} backend`);
   const run = spawnSync(process.execPath, [...args, ...process.argv.slice(2)], {
     stdio: 'inherit',
@@ -78,6 +79,24 @@ for (const backend of backends) {
       }),
     );
     console.error(`rmmjs-test: vitest wrote no report (${why}); counted as one failure`);
+  } else if (run.status !== 0) {
+    countFailureOutsideTests(report, `vitest exited with status ${run.status ?? run.signal}`);
   }
+}
+
+// vitest fails a run for an error outside any test (an unhandled error, a worker process that
+// died) but its report shows no failed test then: the test that was running when a worker died
+// is "pending". The report gets one failed entry for it, so that the summed line counts it.
+function countFailureOutsideTests(file, why) {
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  const counted = (report.numFailedTests ?? 0) + (report.testResults ?? []).filter((r) => r.status === 'failed').length;
+  if (counted > 0) return;
+  report.success = false;
+  report.testResults = [
+    ...(report.testResults ?? []),
+    { name: 'vitest', status: 'failed', message: `${why}: an error outside any test`, assertionResults: [] },
+  ];
+  writeFileSync(file, JSON.stringify(report));
+  console.error(`rmmjs-test: ${why} with no failed test in its report; counted as one failure`);
 }
 process.exit(failed ? 1 : 0);
