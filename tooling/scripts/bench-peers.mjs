@@ -7,6 +7,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { peerRepeatsFor } from './bench-suballocators.mjs';
 
 const MiB = 1 << 20;
 const script = fileURLToPath(new URL('./bench_peers.py', import.meta.url));
@@ -27,7 +28,7 @@ export function benchPeers({ record, quick, gpu, workload, pairs }) {
     '--copy-bytes',
     String((quick ? 32 : 256) * MiB),
     '--repeats',
-    quick ? '3' : '5',
+    String(peerRepeatsFor(quick)),
     ...(gpu ? [] : ['--dry-run']),
   ];
   try {

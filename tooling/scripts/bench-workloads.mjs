@@ -17,3 +17,12 @@ export function alternatingMedians(a, b, rounds = 7) {
   const middle = (values) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)];
   return [middle(as), middle(bs)];
 }
+
+// The least and the median of `rounds` runs of fn after one warm-up run. The rows compared with
+// a peer take the least, as bench_peers.py measures the peers (each at its best); the median goes
+// in the row's note.
+export function leastAndMedian(fn, rounds = 5) {
+  fn();
+  const values = Array.from({ length: rounds }, fn).sort((x, y) => x - y);
+  return { least: values[0], median: values[Math.floor(rounds / 2)] };
+}
