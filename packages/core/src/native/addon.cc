@@ -3,7 +3,7 @@
 
 #include "bindings.h"
 #include "core_api.h"
-#include "loaded_libraries.h"
+#include "rmmjs/loaded_libraries.hpp"
 #include "rmmjs/napi.hpp"
 
 namespace rmmjs {

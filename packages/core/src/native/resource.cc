@@ -5,8 +5,8 @@
 
 #include "driver.h"
 #include "errors.h"
-#include "loaded_libraries.h"
 #include "logger.h"
+#include "rmmjs/loaded_libraries.hpp"
 #include "shared_resources.h"
 
 namespace rmmjs {

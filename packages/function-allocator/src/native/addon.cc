@@ -6,6 +6,7 @@
 
 #include "rmmjs/addon.hpp"
 #include "rmmjs/allocators.h"
+#include "rmmjs/loaded_libraries.hpp"
 
 namespace {
 
@@ -27,6 +28,8 @@ Napi::Value StartHooks(const Napi::CallbackInfo& info) {
   if (dladdr(reinterpret_cast<void*>(&rmmjs_torch_alloc), &where) == 0 || where.dli_fname == nullptr) {
     throw Napi::Error::New(info.Env(), "cannot tell which file librmmjs_allocators.so was loaded from");
   }
+  // The hooks' addresses go to other libraries, which may call them after this thread has exited.
+  rmmjs::KeepLibraryLoaded(reinterpret_cast<const void*>(&rmmjs_torch_alloc));
   return Napi::String::New(info.Env(), where.dli_fname);
 }
 

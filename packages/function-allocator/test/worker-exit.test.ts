@@ -1,0 +1,33 @@
+// The hooks' addresses go to other libraries, which may call them after the worker thread that
+// loaded @rmmjs/function-allocator has exited (Node then unloads that thread's addons): the main
+// thread, which never imported the package, calls them after the worker is gone.
+import { pathToFileURL } from 'node:url';
+import { resolveFromPackage, runInProcess } from '@rmmjs/test-helpers';
+import { describe, expect, it } from 'vitest';
+
+describe('hooks started by a worker that has exited', () => {
+  it('still allocate from the current device resource and free to it', () => {
+    const entry = pathToFileURL(resolveFromPackage('@rmmjs/function-allocator')).href;
+    const run = runInProcess(
+      `import { Worker } from 'node:worker_threads';
+       const worker = new Worker(
+         \`const { allocatorHooks } = await import(${JSON.stringify(entry)});
+          const { parentPort } = await import('node:worker_threads');
+          parentPort.postMessage([allocatorHooks.torch.alloc.address, allocatorHooks.torch.free.address]);\`,
+         { eval: true },
+       );
+       const [alloc, free] = await new Promise((resolve) => worker.once('message', resolve));
+       const exitCode = await new Promise((resolve) => worker.once('exit', resolve));
+       const ptr = testAddon.allocatorHookConsumer.torchAlloc(alloc, 4096, 0, 0n);
+       testAddon.allocatorHookConsumer.torchFree(free, ptr, 4096, 0, 0n);
+       console.log(JSON.stringify({ exitCode, allocated: ptr !== 0n }));`,
+      { modules: { testAddon: '@rmmjs/test-addon' } },
+    );
+    expect({ status: run.status, signal: run.signal, stderr: run.stderr }).toEqual({
+      status: 0,
+      signal: null,
+      stderr: '',
+    });
+    expect(JSON.parse(run.stdout)).toEqual({ exitCode: 0, allocated: true });
+  });
+});
