@@ -91,6 +91,22 @@ export interface AllocatorHookConsumer {
 export const allocatorHookConsumer: AllocatorHookConsumer;
 
 /** The slots a lookup reads in core's ShardedPointerTable holding exactly `pointers`: mean and most. */
+/** The library a child process preloads (LD_PRELOAD) for hostOomStep: an operator new that fails when told to. */
+export const failNewLibrary: string;
+/** What one sequence of calls on mr did while the k-th operator new of the calling thread failed. */
+export interface HostOomStep {
+  /** The k-th operator new came (false: the sequence makes fewer than k + 1). */
+  fired: boolean;
+  failedAllocations: number;
+  failedFrees: number;
+  /** Frees that failed and then failed again once nothing failed any more (must be 0). */
+  refreesFailed: number;
+  /** Pairs of blocks live at once that overlap (must be 0). */
+  overlaps: number;
+  /** Calls that failed with another status than out of memory, as "allocate 5" (must be empty). */
+  unexpected: string[];
+}
+export function hostOomStep(mr: DeviceMemoryResource, k: number): HostOomStep;
 export function pointerTableProbes(pointers: BigUint64Array): { mean: number; longest: number };
 
 /**

@@ -1,6 +1,7 @@
 // rmmjs's test-only addon (never a dependency of a published package): native work over any
 // resource through the C ABI, for the tests and the benchmarks. Types: index.d.ts.
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { loadAddon, resourceHandle } from '@rmmjs/core/addon';
 
 const addon = loadAddon(import.meta.url, '.', '@rmmjs/test-addon');
@@ -51,6 +52,18 @@ export const initAddon = addon.init;
 export const allocatorHookConsumer = createRequire(import.meta.url)(
   './build/test-addons/rmmjs_allocator_hook_consumer/build/Release/rmmjs_allocator_hook_consumer.node',
 );
+
+/** The library a child process preloads (LD_PRELOAD) for hostOomStep: an operator new that fails when told to. */
+export const failNewLibrary = fileURLToPath(new URL('./build/test-addons/librmmjs_fail_new.so', import.meta.url));
+
+/**
+ * One fixed sequence of allocations and frees on mr through the C ABI while the k-th operator
+ * new of this thread fails (needs failNewLibrary preloaded): { fired, failedAllocations,
+ * failedFrees, refreesFailed, overlaps, unexpected }.
+ */
+export function hostOomStep(mr, k) {
+  return addon.hostOomStep(resourceHandle(mr, 'mr'), k);
+}
 
 export function pointerTableProbes(pointers) {
   return addon.pointerTableProbes(pointers);

@@ -33,6 +33,9 @@ Napi::Value BiasedLockRun(const Napi::CallbackInfo& info);
 // napi_floor.cc: allocate/deallocate look-alikes that do nothing, for Node-API's own cost.
 Napi::Value NapiFloor(const Napi::CallbackInfo& info);
 
+// host_oom_step.cc: one sequence of calls while one operator new fails (librmmjs_fail_new.so).
+Napi::Value HostOomStep(const Napi::CallbackInfo& info);
+
 // forged_core_api.cc: copies of core's API table with another version, for the ABI checks.
 Napi::Value ForgeCoreApi(const Napi::CallbackInfo& info);
 
