@@ -10,7 +10,8 @@ import { onGpu, runInProcess } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 const MiB = 1 << 20;
-// `up` is the byte-counting upstream; `counters(mr)` what must be 0 once everything is freed.
+// `up` is the byte-counting upstream, `dir` a folder of the child's, `k` the step; `counters` what
+// must be 0 once everything is freed.
 const resources: { name: string; make: string; counters?: string }[] = [
   { name: 'PoolMemoryResource', make: `new pool.PoolMemoryResource(up, { initialPoolSize: ${MiB} })` },
   { name: 'ArenaMemoryResource', make: `new arena.ArenaMemoryResource(up, { arenaSize: ${64 * MiB} })` },
@@ -27,6 +28,10 @@ const resources: { name: string; make: string; counters?: string }[] = [
     name: 'TrackingResourceAdaptor',
     make: `new tracking.TrackingResourceAdaptor(up, { captureStacks: false })`,
     counters: `[mr.getAllocatedBytes(), mr.getOutstandingAllocationCount()]`,
+  },
+  {
+    name: 'LoggingResourceAdaptor',
+    make: `new logging.LoggingResourceAdaptor(up, { logFileName: path.join(dir, 'log' + k + '.csv') })`,
   },
   {
     name: 'StatisticsResourceAdaptor',
@@ -48,7 +53,11 @@ describe.skipIf(onGpu() || underAsan)('host memory running out in every allocati
     '$name: each call succeeds or is OutOfMemory, and nothing is lost or handed out twice',
     ({ make, counters = '[]' }) => {
       const run = runInProcess(
-        `const up = new limiting.LimitingResourceAdaptor(core.getCurrentDeviceResource(), 2 ** 40);
+        `import * as fs from 'node:fs';
+       import * as os from 'node:os';
+       import * as path from 'node:path';
+       const up = new limiting.LimitingResourceAdaptor(core.getCurrentDeviceResource(), 2 ** 40);
+       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmmjs-host-oom-'));
        const totals = { points: 0, failedAllocations: 0, failedFrees: 0, refreesFailed: 0, overlaps: 0,
                         unexpected: [], counters: [], upstreamAfter: [] };
        for (let k = 0; k < 1000; k++) {
@@ -63,6 +72,7 @@ describe.skipIf(onGpu() || underAsan)('host memory running out in every allocati
          for (const key of ['failedAllocations', 'failedFrees', 'refreesFailed', 'overlaps']) totals[key] += step[key];
          totals.unexpected.push(...step.unexpected.map((u) => \`k=\${k}: \${u}\`));
        }
+       fs.rmSync(dir, { recursive: true, force: true });
        console.log(JSON.stringify(totals));`,
         {
           modules: {
@@ -74,12 +84,13 @@ describe.skipIf(onGpu() || underAsan)('host memory running out in every allocati
             tracking: '@rmmjs/tracking',
             statistics: '@rmmjs/statistics',
             limiting: '@rmmjs/limiting',
+            logging: '@rmmjs/logging',
           },
           env: { LD_PRELOAD: failNewLibrary },
           timeout: 60_000,
         },
       );
-      expect({ status: run.status, signal: run.signal }).toEqual({ status: 0, signal: null });
+      expect({ status: run.status, signal: run.signal }, run.stderr.slice(-3000)).toEqual({ status: 0, signal: null });
       const totals = JSON.parse(run.stdout.split('\n').pop() ?? '');
       expect({ ...totals, points: undefined, failedAllocations: undefined, failedFrees: undefined }).toEqual({
         refreesFailed: 0,
