@@ -54,26 +54,26 @@ describe.skipIf(onGpu() || underAsan)('host memory running out in every allocati
     ({ make, counters = '[]' }) => {
       const run = runInProcess(
         `import * as fs from 'node:fs';
-       import * as os from 'node:os';
-       import * as path from 'node:path';
-       const up = new limiting.LimitingResourceAdaptor(core.getCurrentDeviceResource(), 2 ** 40);
-       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmmjs-host-oom-'));
-       const totals = { points: 0, failedAllocations: 0, failedFrees: 0, refreesFailed: 0, overlaps: 0,
-                        unexpected: [], counters: [], upstreamAfter: [] };
-       for (let k = 0; k < 1000; k++) {
-         const mr = ${make};
-         const step = testAddon.hostOomStep(mr, k);
-         const left = ${counters};
-         if (left.some((n) => n !== 0)) totals.counters.push(\`k=\${k}: \${left}\`);
-         mr[Symbol.dispose]();
-         if (up.getAllocatedBytes() !== 0) totals.upstreamAfter.push(\`k=\${k}: \${up.getAllocatedBytes()}\`);
-         if (!step.fired) break;
-         totals.points++;
-         for (const key of ['failedAllocations', 'failedFrees', 'refreesFailed', 'overlaps']) totals[key] += step[key];
-         totals.unexpected.push(...step.unexpected.map((u) => \`k=\${k}: \${u}\`));
-       }
-       fs.rmSync(dir, { recursive: true, force: true });
-       console.log(JSON.stringify(totals));`,
+         import * as os from 'node:os';
+         import * as path from 'node:path';
+         const up = new limiting.LimitingResourceAdaptor(core.getCurrentDeviceResource(), 2 ** 40);
+         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmmjs-host-oom-'));
+         const totals = { points: 0, failedAllocations: 0, failedFrees: 0, refreesFailed: 0, overlaps: 0,
+                          unexpected: [], counters: [], upstreamAfter: [] };
+         for (let k = 0; k < 1000; k++) {
+           const mr = ${make};
+           const step = testAddon.hostOomStep(mr, k);
+           const left = ${counters};
+           if (left.some((n) => n !== 0)) totals.counters.push(\`k=\${k}: \${left}\`);
+           mr[Symbol.dispose]();
+           if (up.getAllocatedBytes() !== 0) totals.upstreamAfter.push(\`k=\${k}: \${up.getAllocatedBytes()}\`);
+           if (!step.fired) break;
+           totals.points++;
+           for (const key of ['failedAllocations', 'failedFrees', 'refreesFailed', 'overlaps']) totals[key] += step[key];
+           totals.unexpected.push(...step.unexpected.map((u) => \`k=\${k}: \${u}\`));
+         }
+         fs.rmSync(dir, { recursive: true, force: true });
+         console.log(JSON.stringify(totals));`,
         {
           modules: {
             testAddon: '@rmmjs/test-addon',

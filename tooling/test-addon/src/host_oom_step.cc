@@ -36,8 +36,9 @@ struct Block {
   rmmjs_stream stream;
 };
 
-// The sizes cover the small and large paths of every sub-allocator here (the arena's global arena
-// takes more than 1 MiB, the binning resource's bins end at 1 MiB, fixed-size takes up to 1 MiB).
+// The sizes cover the small and large paths of the sub-allocators (the arena's global arena takes
+// more than 1 MiB, the binning resource's bins end at 1 MiB); every third call is on the
+// per-thread default stream, whose state a resource makes on first use.
 constexpr size_t kSizes[] = {256, 5000, size_t{1} << 20, (size_t{2} << 20) + 256, 64 << 10, size_t{3} << 20, 1, 300000};
 constexpr rmmjs_stream kPerThreadStream = 2;
 
