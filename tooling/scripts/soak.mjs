@@ -118,8 +118,12 @@ async function round(index, until) {
       checkMaxima(stack);
       if (doomed && Date.now() > halfway && !doomed.terminated) {
         doomed.terminated = true;
-        // Once it has done some work (unless it is done already).
-        const working = await Promise.race([doomed.firstProgress.then(() => true), doomed.done.then(() => false)]);
+        // Once it has done some work (unless it is done already). A worker that failed is not
+        // terminated; its failure is reported once, with the others' results below.
+        const working = await Promise.race([
+          doomed.firstProgress.then(() => true),
+          doomed.done.then(() => false),
+        ]).catch(() => false);
         if (working) {
           await doomed.worker.terminate();
           totals.terminated++;
