@@ -9,15 +9,20 @@ import { packageSelector, root, testedPackages } from './workspace.mjs';
 
 const selected = packageSelector(process.argv[2]);
 const runner = join(root, 'tooling', 'test-helpers', 'bin', 'rmmjs-test.js');
+// Seconds per package, printed before the summed line: what a run costs on a lent GPU.
+const seconds = [];
 for (const pkg of testedPackages()) {
   if (!selected(pkg.name)) continue;
   console.log(`\n=== ${pkg.name} (gpu)`);
+  const started = Date.now();
   spawnSync(process.execPath, [runner], {
     cwd: pkg.dir,
     stdio: 'inherit',
     env: { ...process.env, RMMJS_TEST_BACKENDS: 'gpu' },
   });
+  seconds.push(`${pkg.name.replace(/^@rmmjs\//, '')} ${((Date.now() - started) / 1000).toFixed(0)}`);
 }
+console.log(`\ntest-gpu: seconds per package: ${seconds.join(', ')}`);
 const summary = onlyPackages(summarize(['gpu']), selected);
 printSummary(summary);
 process.exit(summary.totals.failed > 0 ? 1 : 0);
