@@ -3,12 +3,11 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 const backend = process.env.RMMJS_TEST_BACKEND ?? 'host';
 const require = createRequire(join(process.cwd(), 'package.json'));
 const { cuda } = await import(pathToFileURL(require.resolve('@rmmjs/core')).href);
+const { collectGarbage } = await import(pathToFileURL(require.resolve('@rmmjs/core/internal')).href);
 const available = cuda.isAvailable();
 if (backend === 'host' && available) throw new Error('host backend: CUDA is available (RMMJS_DISABLE_CUDA ignored?)');
 if (backend !== 'host' && !available) {
@@ -20,16 +19,5 @@ if (backend !== 'host' && !available) {
 // ended) is collected now, and the buffers' and resources' finalizers run, so that none of it is
 // freed in the middle of this file's counts (the fake driver's live allocations, an upstream's
 // bytes).
-fullCollection();
+collectGarbage();
 for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
-
-// V8's full collection, through the `gc` of a context made while --expose-gc is on (put back at
-// once). A worker thread doing the same at that moment can leave no `gc`: then none runs.
-function fullCollection() {
-  setFlagsFromString('--expose-gc');
-  try {
-    runInNewContext('typeof gc === "function" ? gc : () => {}')();
-  } finally {
-    setFlagsFromString('--no-expose-gc');
-  }
-}

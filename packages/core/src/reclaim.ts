@@ -23,7 +23,7 @@ let fullCollection: (() => void) | undefined;
  * process's: another thread doing the same can put it back between our two steps, so this tries
  * a few times, and without a `gc` skips the collection (the allocation then reports its error).
  */
-function collectGarbage(): void {
+export function collectGarbage(): void {
   if (fullCollection === undefined) {
     const exposed = (globalThis as { gc?: unknown }).gc;
     if (typeof exposed === 'function') fullCollection = exposed as () => void;
