@@ -52,7 +52,10 @@ export class Stream implements Disposable {
     this.#shared = false;
   }
 
-  /** Wraps an existing CUstream handle (not owned: disposing does not destroy it). */
+  /**
+   * Wraps an existing CUstream handle (not owned: disposing does not destroy it). A created
+   * stream's `device` is its context's (asked of the driver), not the current device.
+   */
   static fromHandle(handle: bigint | number): Stream {
     if (typeof handle === 'number') {
       if (!Number.isSafeInteger(handle) || handle < 0) throw outOfRange('handle', 'a non-negative integer', handle);

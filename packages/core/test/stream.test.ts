@@ -6,6 +6,7 @@ import {
   PER_THREAD_DEFAULT_STREAM,
   RMMError,
   Stream,
+  cuda,
 } from '@rmmjs/core';
 import { expectBytes, pattern, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
@@ -45,6 +46,26 @@ describe('Stream', () => {
     expect(Stream.fromHandle(0).equals(DEFAULT_STREAM)).toBe(true);
     expect(thrown(() => Stream.fromHandle(-1)).code).toBe('ERR_OUT_OF_RANGE');
     expect(thrown(() => Stream.fromHandle('1' as never)).code).toBe('ERR_INVALID_ARG_TYPE');
+  });
+
+  const twoDevices = cuda.isAvailable() && cuda.getDeviceCount() >= 2;
+  it.skipIf(!twoDevices)("fromHandle takes the stream's own device, not the current one", () => {
+    using theirs = new Stream(); // device 0's
+    cuda.setDevice(1);
+    try {
+      const borrowed = Stream.fromHandle(theirs.handle);
+      expect(borrowed.device).toBe(0);
+      expect(Stream.fromHandle(Number(theirs.handle)).device).toBe(0);
+      using ours = new Stream();
+      expect(Stream.fromHandle(ours.handle).device).toBe(1);
+      // Work on the borrowed stream runs in device 0's context.
+      using buffer = new DeviceBuffer({ data: pattern(64, 3), stream: borrowed });
+      expect(buffer.device).toBe(1);
+      buffer.copyFromHost(pattern(64, 4), borrowed);
+      expectBytes(buffer.toBytes(borrowed), pattern(64, 4));
+    } finally {
+      cuda.setDevice(0);
+    }
   });
 
   it('options are checked', () => {

@@ -85,6 +85,14 @@ rmmjs_status StreamId(rmmjs_stream stream, uint64_t* id) {
   return RMMJS_OK;
 }
 
+rmmjs_status StreamDevice(rmmjs_stream stream, int* device) {
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr || stream <= kPerThreadStream) return GetCurrentDevice(device);
+  rmmjs_CUcontext owner = nullptr;
+  RMMJS_TRY(CheckCuda(api->cuStreamGetCtx(reinterpret_cast<rmmjs_CUstream>(stream), &owner), "cuStreamGetCtx"));
+  return DeviceOfContext(owner, device);
+}
+
 rmmjs_status StreamCheckDevice(rmmjs_stream stream, int32_t device) {
   const rmmjs_driver_api* api = DriverApi();
   if (api == nullptr) return RequireUsableDriver();

@@ -45,6 +45,9 @@ constexpr rmmjs_stream kPerThreadStream = 2;
 
 rmmjs_status StreamSynchronize(rmmjs_stream stream);
 rmmjs_status StreamId(rmmjs_stream stream, uint64_t* id);
+// The device of a created stream's context (cuStreamGetCtx); the current device for the default
+// streams and in host mode.
+rmmjs_status StreamDevice(rmmjs_stream stream, int* device);
 rmmjs_status StreamCheckDevice(rmmjs_stream stream, int32_t device);  // see abi.h
 rmmjs_status DeviceSynchronize(int device);
 rmmjs_status StreamSynchronizeOnDevice(rmmjs_stream stream, int device);
