@@ -53,8 +53,10 @@ export class Stream implements Disposable {
   }
 
   /**
-   * Wraps an existing CUstream handle (not owned: disposing does not destroy it). A created
-   * stream's `device` is its context's (asked of the driver), not the current device.
+   * Wraps an existing CUstream handle (not owned: disposing does not destroy it). Its `device` is
+   * its context's, asked of the driver when first needed (reading `device`, a copy or a
+   * synchronisation on it), not the current device. A handle that only serves as a token for a
+   * resource that never gives it to the driver is never looked at.
    */
   static fromHandle(handle: bigint | number): Stream {
     if (typeof handle === 'number') {
@@ -71,7 +73,7 @@ export class Stream implements Disposable {
     return native.streamHandle(this.#native);
   }
 
-  /** The device the stream was created on. */
+  /** The device the stream was created on (for a borrowed stream, its context's device). */
   get device(): number {
     return native.streamInfo(this.#native).device;
   }

@@ -1,4 +1,5 @@
 import {
+  CudaMemoryResource,
   CudaStreamPool,
   DEFAULT_STREAM,
   DeviceBuffer,
@@ -66,6 +67,18 @@ describe('Stream', () => {
     } finally {
       cuda.setDevice(0);
     }
+  });
+
+  it.skipIf(!cuda.isAvailable())('a borrowed handle that only serves as a token never reaches the driver', () => {
+    // A real GPU would crash dereferencing this handle: borrowing it, and allocating from a
+    // resource that takes no stream (cuMemAlloc), must not look at it.
+    const token = Stream.fromHandle(0xdeadbeefn);
+    expect(token.handle).toBe(0xdeadbeefn);
+    expect(token.toString()).toBe('Stream(0xdeadbeef)');
+    using mr = new CudaMemoryResource();
+    const ptr = mr.allocate(8, token);
+    expect(ptr).not.toBe(0n);
+    mr.deallocate(ptr, 8);
   });
 
   it('options are checked', () => {

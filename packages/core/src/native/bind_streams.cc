@@ -19,10 +19,10 @@ Napi::Value StreamBorrowJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto handle = static_cast<rmmjs_stream>(PointerArg(env, info[0], "handle"));
   // The default streams follow the current device (see SyncDevice) and must not load the
-  // driver: they are created at import. Another stream belongs to its context's device, which
-  // need not be the current one.
+  // driver: they are created at import. Another stream's device is its context's, asked of the
+  // driver when first needed (StreamObject::device); the current device stands in until then.
   int device = 0;
-  if (handle > kPerThreadStream) js::Check(env, StreamDevice(handle, &device));
+  if (handle > kPerThreadStream) js::Check(env, GetCurrentDevice(&device));
   return WrapStream(env, StreamObject::Borrow(handle, device));
 }
 

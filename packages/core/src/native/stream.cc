@@ -40,8 +40,23 @@ rmmjs_status StreamObject::Create(bool non_blocking, int priority, StreamObject*
   return RMMJS_OK;
 }
 
-StreamObject* StreamObject::Borrow(rmmjs_stream handle, int device) {
-  return new StreamObject(handle, device, false, 0);
+StreamObject* StreamObject::Borrow(rmmjs_stream handle, int current) {
+  auto* stream = new StreamObject(handle, current, false, 0);
+  // In host mode a handle is a token of the current device; so are the default streams' handles.
+  if (handle > kPerThreadStream && DriverApi() != nullptr) stream->device_.store(-1, std::memory_order_relaxed);
+  return stream;
+}
+
+int StreamObject::AskDevice() const {
+  const rmmjs_driver_api* api = DriverApi();
+  rmmjs_CUcontext owner = nullptr;
+  int device = -1;
+  if (api->cuStreamGetCtx(reinterpret_cast<rmmjs_CUstream>(handle_), &owner) != RMMJS_CUDA_SUCCESS ||
+      DeviceOfContext(owner, &device) != RMMJS_OK) {
+    return borrowed_on_;
+  }
+  device_.store(device, std::memory_order_relaxed);  // threads that race store the same answer
+  return device;
 }
 
 void StreamObject::Release() {
@@ -83,14 +98,6 @@ rmmjs_status StreamId(rmmjs_stream stream, uint64_t* id) {
   RMMJS_TRY(CheckCuda(api->cuStreamGetId(reinterpret_cast<rmmjs_CUstream>(stream), &value), "cuStreamGetId"));
   *id = value;
   return RMMJS_OK;
-}
-
-rmmjs_status StreamDevice(rmmjs_stream stream, int* device) {
-  const rmmjs_driver_api* api = DriverApi();
-  if (api == nullptr || stream <= kPerThreadStream) return GetCurrentDevice(device);
-  rmmjs_CUcontext owner = nullptr;
-  RMMJS_TRY(CheckCuda(api->cuStreamGetCtx(reinterpret_cast<rmmjs_CUstream>(stream), &owner), "cuStreamGetCtx"));
-  return DeviceOfContext(owner, device);
 }
 
 rmmjs_status StreamCheckDevice(rmmjs_stream stream, int32_t device) {
