@@ -9,7 +9,7 @@ import {
   Stream,
   cuda,
 } from '@rmmjs/core';
-import { expectBytes, pattern, thrown } from '@rmmjs/test-helpers';
+import { expectBytes, fakeCuda, onFake, pattern, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 describe('Stream', () => {
@@ -76,9 +76,20 @@ describe('Stream', () => {
     expect(token.handle).toBe(0xdeadbeefn);
     expect(token.toString()).toBe('Stream(0xdeadbeef)');
     using mr = new CudaMemoryResource();
+    const asked = () => (onFake() ? (fakeCuda.stats().calls.cuStreamGetCtx ?? 0) : 0);
+    const before = asked();
     const ptr = mr.allocate(8, token);
     expect(ptr).not.toBe(0n);
     mr.deallocate(ptr, 8);
+    expect(asked()).toBe(before);
+    if (!onFake()) return;
+    // A live stream's device is asked once, when first needed, and kept.
+    using live = new Stream();
+    const borrowed = Stream.fromHandle(live.handle);
+    expect(asked()).toBe(before);
+    expect(borrowed.device).toBe(0);
+    borrowed.synchronize();
+    expect(asked()).toBe(before + 1);
   });
 
   it('options are checked', () => {
