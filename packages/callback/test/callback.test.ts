@@ -9,6 +9,7 @@ import {
   RMMError,
   Stream,
   UpstreamResourceAdaptor,
+  cuda,
   getCurrentDeviceResource,
   getCurrentDeviceResourceType,
   setCurrentDeviceResource,
@@ -499,5 +500,36 @@ describe.runIf(onFake())('over the fake driver', () => {
       buffer.free();
     });
     expect(fakeCuda.stats().liveAllocations).toBe(before);
+  });
+});
+
+const twoDevices = withCuda() && cuda.getDeviceCount() >= 2;
+describe.runIf(twoDevices)('a DeviceBuffer on a stream of another device', () => {
+  it("calls the resource with the buffer's device current; copies run in the stream's context", () => {
+    const seen: number[] = [];
+    const mr = new CallbackMemoryResource(
+      (nbytes, stream) => {
+        seen.push(cuda.getDevice());
+        return getCurrentDeviceResource().allocate(nbytes, stream);
+      },
+      (ptr, nbytes, stream) => {
+        seen.push(cuda.getDevice());
+        getCurrentDeviceResource().deallocate(ptr, nbytes, stream);
+      },
+    );
+    cuda.setDevice(1);
+    const stream = new Stream();
+    cuda.setDevice(0);
+    const before = fakeCuda.stats().liveDeviceBytes;
+    const buffer = new DeviceBuffer({ data: pattern(1 << 20, 5), mr, stream });
+    expect(fakeCuda.stats().liveDeviceBytes[0] - before[0]).toBe(1 << 20);
+    expect(fakeCuda.stats().liveDeviceBytes[1]).toBe(before[1]);
+    buffer.resize(2 << 20, stream); // a new allocation, a copy on the stream, the old one freed
+    expectBytes(buffer.toBytes(stream).subarray(0, 1 << 20), pattern(1 << 20, 5));
+    buffer.free();
+    stream[Symbol.dispose]();
+    expect(seen).toEqual([0, 0, 0, 0]);
+    expect(fakeCuda.stats().liveDeviceBytes).toEqual(before);
+    expect(cuda.getDevice()).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CudaMemoryResource, cuda, getCurrentDeviceResource } from '@rmmjs/core';
+import { CudaMemoryResource, cuda, getCurrentDeviceResource, getPerDeviceResource } from '@rmmjs/core';
 import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { LoggingResourceAdaptor } from '@rmmjs/logging';
 import { PoolMemoryResource } from '@rmmjs/pool';
@@ -328,5 +328,32 @@ describe(`replayOn's progress callback (${backend()})`, () => {
     expect(calls).toBe(1);
     expect(stats.allocationCounts.currentBytes).toBe(0);
     expect(getCurrentDeviceResource()).toBe(before);
+  });
+});
+
+describe.runIf(withCuda() && cuda.getDeviceCount() >= 2)('replayOn a resource of another device', () => {
+  it("replays on the resource's device, and puts back that device's resource", async () => {
+    cuda.setDevice(1);
+    let base: CudaMemoryResource;
+    let pool: PoolMemoryResource;
+    let before: ReturnType<typeof getCurrentDeviceResource>;
+    try {
+      base = new CudaMemoryResource();
+      pool = new PoolMemoryResource(base, { initialPoolSize: 0 });
+      before = getCurrentDeviceResource();
+    } finally {
+      cuda.setDevice(0);
+    }
+    const zero = getCurrentDeviceResource();
+    const log = parseLog(
+      `${HEADER}\n1,00:00:00.000001,allocate,0x100,256,0x55\n1,00:00:00.000002,free,0x100,256,0x55\n`,
+    );
+    const outcome = await replayOn(log, pool);
+    expect(outcome.error).toBe(null);
+    expect(cuda.getDevice()).toBe(0);
+    expect(getCurrentDeviceResource()).toBe(zero);
+    expect(getPerDeviceResource(1)).toBe(before);
+    pool[Symbol.dispose]();
+    base[Symbol.dispose]();
   });
 });

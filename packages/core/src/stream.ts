@@ -73,7 +73,7 @@ export class Stream implements Disposable {
     return native.streamHandle(this.#native);
   }
 
-  /** The device the stream was created on (for a borrowed stream, its context's device). */
+  /** The device the stream belongs to: the one it was created on, a borrowed stream's context's, and the current device for the default streams. */
   get device(): number {
     return native.streamInfo(this.#native).device;
   }

@@ -134,6 +134,22 @@ describe.runIf(twoDevices())('two devices', () => {
     }
   });
 
+  it("a view of a device's default pool belongs to that device, whichever is current", () => {
+    using view = new CudaAsyncViewMemoryResource(cuda.getDefaultMemPool(1));
+    expect(view.device).toBe(1);
+    cuda.setDevice(1);
+    using stream = new Stream();
+    cuda.setDevice(0);
+    const buffer = new DeviceBuffer({ data: pattern(4096, 6), mr: view, stream });
+    expect(buffer.device).toBe(1);
+    expectBytes(buffer.toBytes(stream), pattern(4096, 6));
+    buffer.free();
+    // Another pool's view: the device current at its creation.
+    using own = new CudaAsyncMemoryResource();
+    using other = new CudaAsyncViewMemoryResource(own.poolHandle());
+    expect(other.device).toBe(0);
+  });
+
   it('per-device registry entries are independent', () => {
     const zero = getPerDeviceResource(0);
     cuda.setDevice(1);

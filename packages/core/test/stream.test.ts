@@ -69,6 +69,17 @@ describe('Stream', () => {
     }
   });
 
+  it.skipIf(!twoDevices)('the default streams belong to the current device', () => {
+    cuda.setDevice(1);
+    try {
+      for (const stream of [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM, Stream.fromHandle(2)])
+        expect(stream.device).toBe(1);
+    } finally {
+      cuda.setDevice(0);
+    }
+    expect(DEFAULT_STREAM.device).toBe(0);
+  });
+
   it.skipIf(!cuda.isAvailable())('a borrowed handle that only serves as a token never reaches the driver', () => {
     // A real GPU would crash dereferencing this handle: borrowing it, and allocating from a
     // resource that takes no stream (cuMemAlloc), must not look at it.

@@ -11,7 +11,7 @@ const MAX_SECONDS = 3600;
 /**
  * Operations per second (an allocate+free pair counts as two) of `workers` worker threads (1 to 256)
  * sharing `mr`, each doing pairs of `nbytes` bytes (default 1 MiB) for `seconds` (default 1, at most
- * 3600). `mr` is the current device resource while they run; the previous one is put back.
+ * 3600). `mr` is its device's resource while they run; the previous one is put back.
  */
 export async function threadOpsPerSecond(
   mr: core.DeviceMemoryResource,
@@ -24,7 +24,7 @@ export async function threadOpsPerSecond(
   // Both go into the workers' source: numbers only.
   const nbytes = given.nbytes === undefined ? 1 << 20 : validateSize(given.nbytes, 'options.nbytes');
   const seconds = given.seconds === undefined ? 1 : validatePositive(given.seconds, 'options.seconds', MAX_SECONDS);
-  const previous = core.setCurrentDeviceResource(mr);
+  const previous = core.setPerDeviceResource(mr.device, mr);
   try {
     // Each worker gets `mr` itself: a worker's current device resource is that of its current device (0).
     const shared = JSON.stringify(mr.share());
@@ -61,7 +61,7 @@ export async function threadOpsPerSecond(
       await Promise.all(threads.map((t) => t.terminate()));
     }
   } finally {
-    core.setCurrentDeviceResource(previous);
+    core.setPerDeviceResource(mr.device, previous);
   }
 }
 

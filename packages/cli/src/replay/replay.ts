@@ -9,7 +9,8 @@ import {
   DEFAULT_STREAM,
   LEGACY_DEFAULT_STREAM,
   PER_THREAD_DEFAULT_STREAM,
-  setCurrentDeviceResource,
+  cuda,
+  setPerDeviceResource,
   Stream,
   type DeviceMemoryResource,
   type SharedResourceToken,
@@ -230,8 +231,9 @@ export interface ReplayOutcome {
 
 /**
  * Replays the log's events on `mr`, one worker thread per logged thread, in the log's order; `mr`
- * is the current device resource meanwhile, and each worker gets it through `mr.share()` (a
- * worker's own current device is 0, whatever this thread's is). Whatever the log leaves allocated,
+ * is its device's resource meanwhile (`setPerDeviceResource(mr.device, mr)`), the logged streams
+ * are replayed on streams of that device, whichever device is current, and each worker gets `mr`
+ * through `mr.share()` (a worker's own current device is 0, whatever this thread's is). Whatever the log leaves allocated,
  * or the replay holds when it stops, is freed afterwards.
  */
 export async function replayOn(
@@ -246,6 +248,17 @@ export async function replayOn(
   );
 }
 
+/** Runs `make` with `device` current, then makes the caller's device current again. */
+function onDevice(device: number, make: () => void): void {
+  const current = cuda.getDevice();
+  if (current !== device) cuda.setDevice(device);
+  try {
+    make();
+  } finally {
+    if (current !== device) cuda.setDevice(current);
+  }
+}
+
 async function replayChecked(
   log: AllocationLog,
   mr: DeviceMemoryResource,
@@ -256,14 +269,19 @@ async function replayChecked(
   const pointers = new BigUint64Array(new SharedArrayBuffer(8 * Math.max(log.slots, 1)));
   const failed = new Uint8Array(new SharedArrayBuffer(Math.max(log.slots, 1)));
   const defaults = [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM];
-  const previous = setCurrentDeviceResource(mr);
+  // `mr` is its device's resource while the replay runs, and the streams are made on that device,
+  // whichever device is current.
+  const device = mr.device;
+  const previous = setPerDeviceResource(device, mr);
   // A stream of our own for each logged stream other than the default ones.
   const streams: Stream[] = [];
   try {
-    for (const handle of log.streams) streams.push(handle <= 2n ? defaults[Number(handle)] : new Stream());
+    onDevice(device, () => {
+      for (const handle of log.streams) streams.push(handle <= 2n ? defaults[Number(handle)] : new Stream());
+    });
   } catch (error) {
     for (const stream of streams) if (!defaults.includes(stream)) stream[Symbol.dispose]();
-    setCurrentDeviceResource(previous);
+    setPerDeviceResource(device, previous);
     throw error;
   }
   // A callback that throws stops the replay; replayOn then throws its error (once it has cleaned up).
@@ -285,7 +303,7 @@ async function replayChecked(
     failure = error;
   } finally {
     clearInterval(timer);
-    setCurrentDeviceResource(previous);
+    setPerDeviceResource(device, previous);
   }
   const done = Atomics.load(control, PROGRESS);
   const unfreed = freeOutstanding(log, mr, done, pointers, failed, streams);

@@ -30,22 +30,22 @@ Napi::Value StreamHandleJs(const Napi::CallbackInfo& info) {
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(StreamHandleArg(info.Env(), info[0])));
 }
 
-Napi::Value StreamInfoJs(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  StreamObject* stream = StreamArg(env, info[0]);
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("device", stream->device());
-  out.Set("owned", stream->owned());
-  out.Set("priority", stream->priority());
-  return out;
-}
-
 // The default streams belong to whichever device is current; other streams to their own.
 int SyncDevice(Napi::Env env, StreamObject* stream) {
   if (stream->handle() > kPerThreadStream) return stream->device();
   int device = 0;
   js::Check(env, GetCurrentDevice(&device));
   return device;
+}
+
+Napi::Value StreamInfoJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  StreamObject* stream = StreamArg(env, info[0]);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("device", SyncDevice(env, stream));
+  out.Set("owned", stream->owned());
+  out.Set("priority", stream->priority());
+  return out;
 }
 
 Napi::Value StreamSynchronizeJs(const Napi::CallbackInfo& info) {

@@ -128,8 +128,28 @@ rmmjs_status CreateCudaAsyncMemoryResource(int device, const size_t* initial_poo
   return RMMJS_OK;
 }
 
-rmmjs_status CreateCudaAsyncViewMemoryResource(int device, uintptr_t pool_handle, rmmjs_resource** out) {
+namespace {
+
+// The device whose default pool `pool` is, else `current`: the driver has no call that names a
+// pool's device, so another pool's view belongs to the device current at its creation.
+int DeviceOfPool(uintptr_t pool, int current) {
+  const rmmjs_driver_api* api = DriverApi();
+  if (api == nullptr || !CudaAvailable()) return current;
+  for (int device = 0; device < Driver().device_count; ++device) {
+    rmmjs_CUmemoryPool candidate = nullptr;
+    if (api->cuDeviceGetDefaultMemPool(&candidate, device) == RMMJS_CUDA_SUCCESS &&
+        reinterpret_cast<uintptr_t>(candidate) == pool) {
+      return device;
+    }
+  }
+  return current;
+}
+
+}  // namespace
+
+rmmjs_status CreateCudaAsyncViewMemoryResource(int current, uintptr_t pool_handle, rmmjs_resource** out) {
   if (pool_handle == 0 && CudaAvailable()) return SetError(RMMJS_ERR_LOGIC, "Unexpected null pool handle.");
+  const int device = DeviceOfPool(pool_handle, current);
   RMMJS_TRY(RequireMemoryPools(device));
   return NewResource<CudaAsyncViewMemoryResource>(device, RMMJS_RESOURCE_DEVICE_ACCESSIBLE, out, device, pool_handle);
 }

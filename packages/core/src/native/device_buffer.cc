@@ -71,7 +71,9 @@ DeviceBuffer::~DeviceBuffer() {
 
 rmmjs_status DeviceBuffer::Create(ResourceRef mr, StreamObject* stream, size_t size, DeviceBuffer** out) {
   auto* buffer = new DeviceBuffer(std::move(mr), stream);
-  ContextScope scope(stream->ContextDevice(buffer->device_));
+  // The resource is called with the buffer's device current (a resource in JavaScript may ask
+  // which device is current), whatever the stream's device; copies run in the stream's context.
+  ContextScope scope(buffer->device_);
   rmmjs_status status = scope.status();
   if (status == RMMJS_OK) status = Allocate(buffer->mr_, size, stream->handle(), &buffer->data_);
   if (status != RMMJS_OK) {
@@ -97,7 +99,7 @@ rmmjs_status DeviceBuffer::GiveBack(void* data, size_t capacity, rmmjs_memory* o
     return RMMJS_OK;
   }
   if (data == nullptr) return RMMJS_OK;
-  ContextScope scope(stream_->ContextDevice(device_));
+  ContextScope scope(device_);
   RMMJS_TRY(scope.status());
   return rmmjs::Deallocate(mr_, data, capacity, stream_->handle());
 }
@@ -205,11 +207,16 @@ rmmjs_status DeviceBuffer::Reallocate(size_t new_capacity, StreamObject* stream)
 }
 
 rmmjs_status DeviceBuffer::MoveTo(size_t new_capacity, StreamObject* stream) {
-  ContextScope scope(stream->ContextDevice(device_));
+  ContextScope scope(device_);
   RMMJS_TRY(scope.status());
   void* fresh = nullptr;
   RMMJS_TRY(Allocate(mr_, new_capacity, stream->handle(), &fresh));
-  rmmjs_status status = freed_ ? RMMJS_ERR_DISPOSED : MemcpyAsync(fresh, data_, size_, stream->handle());
+  rmmjs_status status = RMMJS_ERR_DISPOSED;
+  if (!freed_) {
+    ContextScope copy_scope(stream->ContextDevice(device_));
+    status = copy_scope.status();
+    if (status == RMMJS_OK) status = MemcpyAsync(fresh, data_, size_, stream->handle());
+  }
   if (status != RMMJS_OK) {
     return KeepingError(status, [&] {
       if (rmmjs::Deallocate(mr_, fresh, new_capacity, stream->handle()) != RMMJS_OK) {

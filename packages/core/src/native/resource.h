@@ -24,7 +24,8 @@ rmmjs_status CreateSamHeadroomMemoryResource(int device, size_t headroom, rmmjs_
 // initial_pool_size / release_threshold: nullptr for "not given".
 rmmjs_status CreateCudaAsyncMemoryResource(int device, const size_t* initial_pool_size, const size_t* release_threshold,
                                            bool enable_ipc, rmmjs_resource** out);
-rmmjs_status CreateCudaAsyncViewMemoryResource(int device, uintptr_t pool_handle, rmmjs_resource** out);
+// A view's device is the one whose default pool it is, else `current`.
+rmmjs_status CreateCudaAsyncViewMemoryResource(int current, uintptr_t pool_handle, rmmjs_resource** out);
 // The CUmemoryPool of an async or async-view resource, or 0.
 // The CUmemoryPool of a CudaAsyncMemoryResource (view: of a CudaAsyncViewMemoryResource); false
 // when `mr` is not of that class.

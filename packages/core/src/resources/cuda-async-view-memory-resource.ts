@@ -4,7 +4,8 @@ import { native } from '../native.js';
 
 /**
  * Stream-ordered allocation from an existing CUDA memory pool (such as the device's default
- * pool, `cuda.getDefaultMemPool()`), which must outlive this resource.
+ * pool, `cuda.getDefaultMemPool()`), which must outlive this resource. Its `device` is the device
+ * whose default pool it is; for any other pool, the device current when it is made.
  */
 export class CudaAsyncViewMemoryResource extends DeviceMemoryResource {
   constructor(poolHandle: bigint) {
