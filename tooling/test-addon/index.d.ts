@@ -140,3 +140,12 @@ export function biasedLockRun(options: { threads: number; iterations: number }):
  * nbytes) that do nothing else: the floor under any allocate+free pair made from JavaScript.
  */
 export function napiFloorPairNs(nbytes: number, iterations: number): number;
+
+/** Samples this thread's instruction pointer every `intervalUs` microseconds (Linux x86-64). */
+export function pcSamplerStart(intervalUs: number): void;
+
+/**
+ * Stops sampling; writes the process's mappings (`map <file size> <maps line>`) and the samples
+ * (`pc <hex>`) to `path`; returns how many samples there are.
+ */
+export function pcSamplerStop(path: string): number;

@@ -89,3 +89,13 @@ export function napiFloorPairNs(nbytes, iterations) {
   for (let i = 0; i < iterations; i++) deallocate(handle, allocate(handle, nbytes), nbytes);
   return Number(process.hrtime.bigint() - start) / iterations;
 }
+
+/** Samples this thread's instruction pointer every `intervalUs` microseconds (Linux x86-64). */
+export function pcSamplerStart(intervalUs) {
+  addon.pcSamplerStart(intervalUs);
+}
+
+/** Stops sampling; writes the process's mappings and the samples to `path`; returns their count. */
+export function pcSamplerStop(path) {
+  return addon.pcSamplerStop(path);
+}

@@ -12,4 +12,5 @@ RMMJS_ADDON(rmmjs_test_addon, {"driverPairNs", test_addon::DriverPairNs},
             {"allocateOnThreadPool", test_addon::AllocateOnThreadPool}, {"forgeCoreApi", test_addon::ForgeCoreApi},
             {"pointerTableProbes", test_addon::PointerTableProbes}, {"biasedLockRun", test_addon::BiasedLockRun},
             {"napiFloor", test_addon::NapiFloor}, {"bestFitIndexCheck", test_addon::BestFitIndexCheck},
-            {"hostOomStep", test_addon::HostOomStep})
+            {"hostOomStep", test_addon::HostOomStep}, {"pcSamplerStart", test_addon::PcSamplerStart},
+            {"pcSamplerStop", test_addon::PcSamplerStop})

@@ -1,0 +1,179 @@
+// Where an allocate+free pair's time goes, by library and by function: samples the instruction
+// pointer of the thread running each pair loop (the test addon's pcSamplerStart/Stop, for machines
+// without perf) for the loops the bench compares: CudaAsyncMemoryResource's pair from JS, through
+// the C ABI, the driver's own loop, the pool's pair from JS, and the Node-API floor.
+//
+//   on a GPU:  node tooling/scripts/profile-pairs.mjs --out DIR [--seconds 4] [--interval-us 200]
+//   anywhere:  node tooling/scripts/profile-pairs.mjs --analyze DIR [--top 12]
+//
+// The analysis names functions only in files that are here too with the same size (node, the
+// addons); any other library (libcuda, the GPU machine's libc) is counted as a whole.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const MiB = 1 << 20;
+const LOOPS = ['async-js', 'async-abi', 'async-driver', 'pool-js', 'floor'];
+
+/** One loop in this process: unsampled, then sampled; prints ns per pair of both as JSON. */
+async function runLoop(loop) {
+  const core = await import('@rmmjs/core');
+  const { PoolMemoryResource } = await import('@rmmjs/pool');
+  const addon = await import('@rmmjs/test-addon');
+  const { pairNs } = await import('@rmmjs/cli');
+  const seconds = Number(option('--seconds', '4'));
+  const loops = {
+    'async-js': () => {
+      const mr = new core.CudaAsyncMemoryResource();
+      return (n) => pairNs(mr, MiB, n);
+    },
+    'async-abi': () => {
+      const mr = new core.CudaAsyncMemoryResource();
+      return (n) => addon.abiPairNs(mr, MiB, n);
+    },
+    'async-driver': () => {
+      const mr = new core.CudaAsyncMemoryResource();
+      return (n) => addon.driverPoolPairNs(mr.poolHandle(), MiB, n);
+    },
+    'pool-js': () => {
+      const mr = new PoolMemoryResource(new core.CudaMemoryResource(), { initialPoolSize: 64 * MiB });
+      return (n) => pairNs(mr, MiB, n);
+    },
+    floor: () => (n) => addon.napiFloorPairNs(MiB, n),
+  };
+  const run = loops[loop]();
+  run(10_000);
+  const n = Math.ceil((seconds * 1e9) / run(100_000));
+  const plainNs = run(n);
+  addon.pcSamplerStart(Number(option('--interval-us', '200')));
+  const sampledNs = run(n);
+  const samples = addon.pcSamplerStop(option('--file'));
+  console.log(JSON.stringify({ loop, pairs: n, plainNs, sampledNs, samples }));
+}
+
+function profileAll(out) {
+  if (out === undefined) throw new Error('profile-pairs: --out DIR (or --analyze DIR)');
+  mkdirSync(out, { recursive: true });
+  const script = fileURLToPath(import.meta.url);
+  const summary = {};
+  for (const loop of LOOPS) {
+    const file = join(out, `${loop}.samples`);
+    const passOn = ['--seconds', '--interval-us'].flatMap((name) => (args.includes(name) ? [name, option(name)] : []));
+    const child = spawnSync(process.execPath, [script, '--loop', loop, '--file', file, ...passOn], {
+      encoding: 'utf8',
+    });
+    if (child.status !== 0) throw new Error(`profile-pairs: ${loop} failed: ${child.stderr}`);
+    summary[loop] = JSON.parse(child.stdout.trim().split('\n').pop());
+    console.log(JSON.stringify(summary[loop]));
+  }
+  writeFileSync(join(out, 'summary.json'), JSON.stringify(summary, null, 2));
+}
+
+/** The local copy of a mapped file, when it is the same file (same name and size). */
+function localCopy(path, size) {
+  if (existsSync(path) && statSync(path).size === size) return path;
+  const name = basename(path);
+  if (name === 'node' && statSync(process.execPath).size === size) return process.execPath;
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  for (const dir of ['packages', 'tooling']) {
+    for (const pkg of readdirSync(join(root, dir))) {
+      for (const sub of ['build/Release', 'prebuilds/linux-x64']) {
+        const candidate = join(root, dir, pkg, sub, name);
+        if (existsSync(candidate) && statSync(candidate).size === size) return candidate;
+      }
+    }
+  }
+  return undefined;
+}
+
+const symbolTables = new Map();
+/** Loadable segments and sorted function symbols of an ELF file (readelf, nm). */
+function symbolsOf(file) {
+  if (symbolTables.has(file)) return symbolTables.get(file);
+  const segments = [];
+  for (const line of spawnSync('readelf', ['-lW', file], { encoding: 'utf8' }).stdout.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f[0] === 'LOAD') segments.push({ offset: Number(f[1]), vaddr: Number(f[2]), size: Number(f[4]) });
+  }
+  const symbols = new Map();
+  for (const dynamic of [[], ['-D']]) {
+    const text = spawnSync('nm', ['-C', '--defined-only', ...dynamic, file], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    }).stdout;
+    for (const line of text.split('\n')) {
+      const m = /^([0-9a-f]+) [tTwW] (.*)$/.exec(line);
+      if (m) symbols.set(parseInt(m[1], 16), m[2]);
+    }
+  }
+  const sorted = [...symbols].sort((a, b) => a[0] - b[0]);
+  const table = { segments, addresses: sorted.map(([a]) => a), names: sorted.map(([, n]) => n) };
+  symbolTables.set(file, table);
+  return table;
+}
+
+function lastAtOrBelow(sorted, value) {
+  let [lo, hi] = [0, sorted.length - 1];
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] <= value) [found, lo] = [mid, mid + 1];
+    else hi = mid - 1;
+  }
+  return found;
+}
+
+function analyze(dir, top) {
+  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+  for (const [loop, { plainNs, sampledNs, samples: count }] of Object.entries(summary)) {
+    const maps = [];
+    const pcs = [];
+    for (const line of readFileSync(join(dir, `${loop}.samples`), 'utf8').split('\n')) {
+      if (line.startsWith('pc ')) pcs.push(parseInt(line.slice(3), 16));
+      else if (line.startsWith('map ')) {
+        const f = line.slice(4).trim().split(/\s+/);
+        const [start, end] = f[1].split('-').map((x) => parseInt(x, 16));
+        maps.push({ start, end, offset: parseInt(f[3], 16), size: Number(f[0]), path: f[6] ?? '' });
+      }
+    }
+    maps.sort((a, b) => a.start - b.start);
+    const starts = maps.map((m) => m.start);
+    const byLibrary = new Map();
+    const bySymbol = new Map();
+    const add = (table, key) => table.set(key, (table.get(key) ?? 0) + 1);
+    for (const pc of pcs) {
+      const map = maps[lastAtOrBelow(starts, pc)];
+      if (map === undefined || pc >= map.end) {
+        add(byLibrary, '?');
+        continue;
+      }
+      const library = map.path.startsWith('/') ? basename(map.path) : 'JIT code and anonymous memory';
+      add(byLibrary, library);
+      const local = map.path.startsWith('/') ? localCopy(map.path, map.size) : undefined;
+      if (local === undefined) {
+        add(bySymbol, library);
+        continue;
+      }
+      const { segments, addresses, names } = symbolsOf(local);
+      const fileOffset = pc - map.start + map.offset;
+      const segment = segments.find((s) => fileOffset >= s.offset && fileOffset < s.offset + s.size);
+      const vaddr = segment ? fileOffset - segment.offset + segment.vaddr : fileOffset;
+      const i = lastAtOrBelow(addresses, vaddr);
+      add(bySymbol, `${library}: ${i >= 0 ? names[i].slice(0, 100) : '?'}`);
+    }
+    // Shares of the samples, in ns of the unsampled pair.
+    const line = (n, name) =>
+      `  ${((100 * n) / pcs.length).toFixed(1).padStart(5)}% ${((n / pcs.length) * plainNs).toFixed(1).padStart(7)} ns  ${name}`;
+    console.log(`\n${loop}: ${plainNs.toFixed(1)} ns a pair (${sampledNs.toFixed(1)} while sampled), ${count} samples`);
+    for (const [name, n] of [...byLibrary].sort((a, b) => b[1] - a[1])) console.log(line(n, name));
+    console.log('  top functions:');
+    for (const [name, n] of [...bySymbol].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(line(n, name));
+  }
+}
+
+if (args.includes('--loop')) await runLoop(option('--loop'));
+else if (args.includes('--analyze')) analyze(option('--analyze'), Number(option('--top', '12')));
+else profileAll(option('--out'));

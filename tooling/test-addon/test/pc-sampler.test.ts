@@ -1,0 +1,41 @@
+// The sampling profiler behind tooling/scripts/profile-pairs.mjs: it samples the calling thread,
+// and every sample lies in a mapping it writes, most of them in this loop's own code.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { pcSamplerStart, pcSamplerStop } from '../index.js';
+
+it.runIf(process.platform === 'linux' && process.arch === 'x64')(
+  'samples the calling thread into mappings it writes',
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rmmjs-sampler-'));
+    try {
+      const file = join(dir, 'samples');
+      pcSamplerStart(200);
+      expect(() => pcSamplerStart(200)).toThrow(/already sampling/);
+      const until = Date.now() + 100;
+      let spins = 0;
+      while (Date.now() < until) spins++;
+      const count = pcSamplerStop(file);
+      expect(() => pcSamplerStop(file)).toThrow(/not sampling/);
+      expect(spins).toBeGreaterThan(0);
+      expect(count).toBeGreaterThan(50); // 100 ms at one sample per 200 us: about 500
+      const lines = readFileSync(file, 'utf8').trim().split('\n');
+      const maps = lines
+        .filter((l) => l.startsWith('map '))
+        .map((l) =>
+          l
+            .split(/\s+/)[2]
+            .split('-')
+            .map((x) => BigInt(`0x${x}`)),
+        );
+      const pcs = lines.filter((l) => l.startsWith('pc ')).map((l) => BigInt(`0x${l.slice(3)}`));
+      expect(pcs.length).toBe(count);
+      expect(pcs.every((pc) => maps.some(([start, end]) => pc >= start && pc < end))).toBe(true);
+      expect(() => pcSamplerStart(5)).toThrow(/10 to 1000000/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
