@@ -186,6 +186,24 @@ describe("holds on a buffer's memory (holdMemory)", () => {
     }
   });
 
+  // Found by the fuzzer: a buffer adopted from a hold of an empty buffer had a pointer and capacity 0.
+  it('a hold of an empty buffer adopts as an empty buffer (pointer 0n), and its release still runs', () => {
+    const counted = countCurrent();
+    try {
+      const buffer = new DeviceBuffer({ data: pattern(512, 2) });
+      buffer.resize(0); // keeps its memory (capacity 512)
+      const adopted = adoptMemory(holdMemory(buffer));
+      expect([adopted.ptr, adopted.size, adopted.capacity()]).toEqual([0n, 0, 0]);
+      expect(adopted.toBytes()).toEqual(new Uint8Array(0));
+      buffer.free();
+      expect(counted.counts().bytesOutstanding).toBe(512); // the adopted share holds it
+      adopted.free();
+      expect(counted.counts()).toEqual({ allocations: 1, deallocations: 1, bytesOutstanding: 0 });
+    } finally {
+      counted.restore();
+    }
+  });
+
   it('outlive a move: the buffer grows into new memory, the holder keeps the old until it lets go', () => {
     const counted = countCurrent();
     try {

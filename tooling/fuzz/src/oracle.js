@@ -27,11 +27,12 @@ const cudaCodes = { ERR_CUDA: 'cuda', ERR_CUDA_DRIVER_NOT_FOUND: 'noDriver', ERR
  * (OutOfMemoryError), 'logic', 'disposed', 'wrongThread' (RMMError), 'cuda', 'noDriver'
  * (CudaError), 'invalidToken', 'alreadyClaimed' (RMMError, of share()/transfer() tokens), 'errno'
  * (an Error whose code is an errno name, ETIMEDOUT, as Node's own), 'hostile' (what a hostile value
- * or callback threw, the same object), 'revoked' (V8's TypeError for a revoked Proxy, which the
- * value itself throws when touched).
+ * or callback threw, the same object, or V8's stack overflow when callbacks recurse without end:
+ * a CallbackMemoryResource over a resource that leads back to it), 'revoked' (V8's TypeError for a
+ * revoked Proxy, which the value itself throws when touched).
  */
 export function kindOf(error, core) {
-  if (isHostileError(error)) return 'hostile';
+  if (isHostileError(error) || isStackOverflow(error)) return 'hostile';
   if (!(error instanceof Error)) return null;
   const { code } = error;
   if (error instanceof core.OutOfMemoryError) return code === 'ERR_RMM_OUT_OF_MEMORY' ? 'oom' : null;
@@ -47,6 +48,12 @@ export function kindOf(error, core) {
   if (Object.getPrototypeOf(error) === Error.prototype && typeof code === 'string' && /^E[A-Z0-9]+$/.test(code))
     return 'errno';
   return null;
+}
+
+function isStackOverflow(error) {
+  return (
+    error instanceof RangeError && error.code === undefined && error.message === 'Maximum call stack size exceeded'
+  );
 }
 
 export const allKinds = ['type', 'value', 'range', 'oom', 'logic', 'disposed', 'wrongThread', 'cuda', 'noDriver'];

@@ -88,7 +88,9 @@ rmmjs_status DeviceBuffer::Create(ResourceRef mr, StreamObject* stream, size_t s
 DeviceBuffer* DeviceBuffer::Adopt(rmmjs_resource* mr, StreamObject* stream, rmmjs_memory* memory) {
   auto* buffer = new DeviceBuffer(ResourceRef::Retain(mr), stream);
   buffer->owner_ = memory;
-  buffer->data_ = memory->ptr;
+  // An empty buffer points nowhere (as RMM's), even over lent memory that has an address (a share
+  // of an empty buffer): its owner is still released by free().
+  buffer->data_ = memory->bytes > 0 ? memory->ptr : nullptr;
   buffer->size_ = buffer->capacity_ = memory->bytes;
   return buffer;
 }
