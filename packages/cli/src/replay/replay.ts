@@ -233,8 +233,8 @@ export interface ReplayOutcome {
  * Replays the log's events on `mr`, one worker thread per logged thread, in the log's order; `mr`
  * is its device's resource meanwhile (`setPerDeviceResource(mr.device, mr)`), the logged streams
  * are replayed on streams of that device, whichever device is current, and each worker gets `mr`
- * through `mr.share()` (a worker's own current device is 0, whatever this thread's is). Whatever the log leaves allocated,
- * or the replay holds when it stops, is freed afterwards.
+ * through `mr.share()` (a worker's own current device is 0, whatever this thread's is). Whatever
+ * the log leaves allocated, or the replay holds when it stops, is freed afterwards.
  */
 export async function replayOn(
   log: AllocationLog,
