@@ -77,10 +77,12 @@ Napi::Value PcSamplerStart(const Napi::CallbackInfo& info) {
 Napi::Value PcSamplerStop(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!g_running) throw Napi::Error::New(env, "pcSamplerStop: not sampling");
+#if defined(__x86_64__) && defined(__linux__)
   struct itimerspec off = {{0, 0}, {0, 0}};
   timer_settime(g_timer, 0, &off, nullptr);
   timer_delete(g_timer);
   signal(SIGPROF, SIG_IGN);  // a signal still in flight
+#endif
   g_running = false;
   const std::string path = info[0].As<Napi::String>().Utf8Value();
   std::ofstream out(path);
