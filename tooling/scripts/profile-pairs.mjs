@@ -72,8 +72,15 @@ function profileAll(out) {
   writeFileSync(join(out, 'summary.json'), JSON.stringify(summary, null, 2));
 }
 
-/** The local copy of a mapped file, when it is the same file (same name and size). */
+const localCopies = new Map();
+/** The local copy of a mapped file, when it is the same file (same name and size); looked up once. */
 function localCopy(path, size) {
+  const key = `${size} ${path}`;
+  if (!localCopies.has(key)) localCopies.set(key, findLocalCopy(path, size));
+  return localCopies.get(key);
+}
+
+function findLocalCopy(path, size) {
   if (existsSync(path) && statSync(path).size === size) return path;
   const name = basename(path);
   if (name === 'node' && statSync(process.execPath).size === size) return process.execPath;

@@ -6,7 +6,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // A package's files share their worker processes, one after another: a fresh process per
-    // file cost 1-3 s of start-up each. setup.js collects what the files before dropped before each file starts.
+    // file cost 1-3 s of start-up each. setup.js collects what the files before dropped before
+    // each file starts.
     pool: 'forks',
     isolate: false,
     setupFiles: [fileURLToPath(new URL('./setup.js', import.meta.url))],

@@ -2,6 +2,7 @@ import { availableDeviceMemory, cuda, getCurrentDeviceResource } from '@rmmjs/co
 import { invalidArgValue } from '@rmmjs/core/internal';
 import { writeLines, type Command } from '../command.js';
 import { formatBytes } from '../format.js';
+import { onDevice } from '../on-device.js';
 import { resourceStack } from '../resource-stack.js';
 import {
   arrayOf,
@@ -78,9 +79,7 @@ export interface MachineInfo {
 }
 
 function deviceInfo(id: number): DeviceInfo {
-  const previous = cuda.getDevice();
-  cuda.setDevice(id);
-  try {
+  return onDevice(id, () => {
     const [free, total] = availableDeviceMemory();
     const attribute = (number: number) => cuda.deviceAttribute(number, id);
     return {
@@ -91,9 +90,7 @@ function deviceInfo(id: number): DeviceInfo {
       pageableMemoryAccess: attribute(PAGEABLE_MEMORY_ACCESS) !== 0,
       memoryPools: attribute(MEMORY_POOLS_SUPPORTED) !== 0,
     };
-  } finally {
-    cuda.setDevice(previous);
-  }
+  });
 }
 
 /** What `rmmjs info` prints, as data. Throws `CudaError` when the driver library cannot be loaded. */

@@ -9,7 +9,6 @@ import {
   DEFAULT_STREAM,
   LEGACY_DEFAULT_STREAM,
   PER_THREAD_DEFAULT_STREAM,
-  cuda,
   setPerDeviceResource,
   Stream,
   type DeviceMemoryResource,
@@ -17,6 +16,7 @@ import {
 } from '@rmmjs/core';
 import { getLoggingLevel, LevelEnum, setLoggingLevel } from '@rmmjs/logging';
 import { Action, type AllocationLog } from '../log/allocation-log.js';
+import { onDevice } from '../on-device.js';
 import {
   ABORT,
   abortReplay,
@@ -246,17 +246,6 @@ export async function replayOn(
     validateResource(mr, 'mr'),
     validateFunction<typeof onProgress>(onProgress, 'onProgress'),
   );
-}
-
-/** Runs `make` with `device` current, then makes the caller's device current again. */
-function onDevice(device: number, make: () => void): void {
-  const current = cuda.getDevice();
-  if (current !== device) cuda.setDevice(device);
-  try {
-    make();
-  } finally {
-    if (current !== device) cuda.setDevice(current);
-  }
 }
 
 async function replayChecked(
