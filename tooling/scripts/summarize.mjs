@@ -2,12 +2,13 @@
 // every tested package and prints a table and the line `N passed, N failed, N skipped`.
 //   node tooling/scripts/summarize.mjs [backend,...]     (default: host,fake)
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { testedPackages } from './workspace.mjs';
 
 export function summarize(backends, resultsDir = '.test-results') {
   const rows = [];
+  const failures = [];
   const totals = { passed: 0, failed: 0, skipped: 0 };
   for (const pkg of testedPackages()) {
     for (const backend of backends) {
@@ -24,6 +25,7 @@ export function summarize(backends, resultsDir = '.test-results') {
           failed: (report.numFailedTests ?? 0) + brokenFiles,
           skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
         };
+        failures.push(...failuresOf(report, pkg, backend));
       } else {
         counts = { passed: 0, failed: 1, skipped: 0, missing: true };
       }
@@ -33,18 +35,54 @@ export function summarize(backends, resultsDir = '.test-results') {
       totals.skipped += counts.skipped;
     }
   }
-  return { rows, totals };
+  return { rows, totals, failures };
 }
 
-/** The rows of the packages `selected(name)` accepts, and their totals. */
-export function onlyPackages({ rows }, selected) {
+const ANSI = /\u001b\[[0-9;]*m/g;
+const MESSAGE_LINES = 4;
+
+/** Each failed test (or test file that did not load) of one report: where, and its message's first lines. */
+function failuresOf(report, pkg, backend) {
+  const failures = [];
+  for (const file of report.testResults ?? []) {
+    const where = { package: pkg.name, backend, file: relative(pkg.dir, file.name ?? '') };
+    const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
+    if (file.status === 'failed' && failed.length === 0) {
+      failures.push({ ...where, test: '(the file)', message: firstLines(file.message) });
+    }
+    for (const test of failed) {
+      failures.push({ ...where, test: test.fullName, message: firstLines((test.failureMessages ?? []).join('\n')) });
+    }
+  }
+  return failures;
+}
+
+/** The message's first lines and the stack's first frame (where it was thrown). */
+function firstLines(text = '') {
+  const lines = text
+    .replace(ANSI, '')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== '');
+  const isFrame = (line) => line.trimStart().startsWith('at ');
+  const frame = lines.find(isFrame);
+  return [...lines.filter((line) => !isFrame(line)).slice(0, MESSAGE_LINES), ...(frame ? [frame] : [])];
+}
+
+/** The rows and failures of the packages `selected(name)` accepts, and their totals. */
+export function onlyPackages({ rows, failures }, selected) {
   const kept = rows.filter((r) => selected(r.package));
   const totals = { passed: 0, failed: 0, skipped: 0 };
   for (const r of kept) for (const key of Object.keys(totals)) totals[key] += r[key];
-  return { rows: kept, totals };
+  return { rows: kept, totals, failures: failures.filter((f) => selected(f.package)) };
 }
 
-export function printSummary({ rows, totals }) {
+/**
+ * Prints the table, then each failed test as `FAILED <package> (<backend>) <file> > <test>` with the
+ * first lines of its message indented under it (CI repeats the FAILED lines at its end), then the
+ * summed line.
+ */
+export function printSummary({ rows, totals, failures = [] }) {
   const width = Math.max(7, ...rows.map((r) => r.package.length));
   console.log(`\n${'package'.padEnd(width)}  backend  passed  failed  skipped`);
   for (const r of rows) {
@@ -52,6 +90,10 @@ export function printSummary({ rows, totals }) {
     console.log(
       `${r.package.padEnd(width)}  ${r.backend.padEnd(7)}  ${String(r.passed).padStart(6)}  ${String(r.failed).padStart(6)}  ${String(r.skipped).padStart(7)}${note}`,
     );
+  }
+  for (const f of failures) {
+    console.log(`FAILED ${f.package} (${f.backend}) ${f.file} > ${f.test}`);
+    for (const line of f.message) console.log(`FAILED     ${line}`);
   }
   console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 }
