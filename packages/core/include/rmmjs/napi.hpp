@@ -15,6 +15,13 @@
 #include "rmmjs/abi.h"
 #include "rmmjs/resource.hpp"
 
+// Marks a function that runs only on an error path: kept out of line, away from the hot code.
+#if defined(__GNUC__) || defined(__clang__)
+#define RMMJS_COLD __attribute__((cold, noinline))
+#else
+#define RMMJS_COLD
+#endif
+
 namespace rmmjs {
 
 class JsEnvironment;  // rmmjs/js_environment.hpp
@@ -103,16 +110,22 @@ inline void ReceiveCoreApi(const Napi::CallbackInfo& info) {
 // The resource a JS handle carries (borrowed), or a TypeError naming `what`, or
 // ERR_RMM_DISPOSED when the handle was disposed. Hot paths whose handle came from a
 // DeviceMemoryResource's private field (tag checked at construction) pass check_tag = false.
+// ResourceArg's errors, out of line (and marked cold) so that its happy path inlines into hot bindings.
+[[noreturn]] RMMJS_COLD inline void ThrowNotAResource(Napi::Env env, const char* what, bool disposed) {
+  if (disposed) {
+    throw Napi::Error(env, MakeError(env, RMMJS_ERR_DISPOSED, std::string(what) + " was disposed and cannot be used"));
+  }
+  ThrowTypeError(env, std::string(what) + " must be a DeviceMemoryResource");
+}
+
 inline rmmjs_resource* ResourceArg(Napi::Env env, napi_value value, const char* what, bool check_tag = true) {
   void* data = nullptr;
   if ((check_tag && !HasTag(env, value, kResourceTag)) || napi_get_value_external(env, value, &data) != napi_ok ||
       data == nullptr || static_cast<rmmjs_resource_handle*>(data)->magic != RMMJS_RESOURCE_HANDLE_MAGIC) {
-    ThrowTypeError(env, std::string(what) + " must be a DeviceMemoryResource");
+    ThrowNotAResource(env, what, false);
   }
   rmmjs_resource* mr = static_cast<rmmjs_resource_handle*>(data)->resource;
-  if (mr == nullptr) {
-    throw Napi::Error(env, MakeError(env, RMMJS_ERR_DISPOSED, std::string(what) + " was disposed and cannot be used"));
-  }
+  if (mr == nullptr) ThrowNotAResource(env, what, true);
   return mr;
 }
 

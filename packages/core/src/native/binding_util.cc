@@ -3,6 +3,12 @@
 namespace rmmjs {
 namespace bind {
 
+void ThrowSizeOutOfRange(Napi::Env env, const char* what) {
+  throw Napi::Error(
+      env, js::MakeError(env, RMMJS_ERR_OUT_OF_RANGE, std::string("The value of \"") + what + "\" is out of range", 0,
+                         "ERR_OUT_OF_RANGE"));
+}
+
 StreamObject* StreamArg(Napi::Env env, napi_value value) {
   napi_valuetype type = napi_undefined;
   napi_typeof(env, value, &type);
