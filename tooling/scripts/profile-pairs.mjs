@@ -1,9 +1,11 @@
 // Where an allocate+free pair's time goes, by library and by function: samples the instruction
 // pointer of the thread running each pair loop (the test addon's pcSamplerStart/Stop, for machines
 // without perf) for the loops the bench compares: CudaAsyncMemoryResource's pair from JS, through
-// the C ABI, the driver's own loop, the pool's pair from JS, and the Node-API floor.
+// the C ABI, the driver's own loop, the pool's pair from JS, and the Node-API floor; and the pool's
+// pair through the C ABI bare and under the limiting, tracking and statistics adaptors (these run
+// on the fake driver too: a warm pool's pair never reaches the driver).
 //
-//   on a GPU:  node tooling/scripts/profile-pairs.mjs --out DIR [--seconds 4] [--interval-us 200]
+//   on a GPU:  node tooling/scripts/profile-pairs.mjs --out DIR [--seconds 4] [--interval-us 200] [--loops a,b]
 //   anywhere:  node tooling/scripts/profile-pairs.mjs --analyze DIR [--top 12]
 //
 // The analysis names functions only in files that are here too with the same size (node, the
@@ -16,12 +18,31 @@ import { fileURLToPath } from 'node:url';
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const MiB = 1 << 20;
-const LOOPS = ['async-js', 'async-abi', 'async-driver', 'pool-js', 'floor'];
+const LOOPS = [
+  'async-js',
+  'async-abi',
+  'async-driver',
+  'pool-js',
+  'floor',
+  'pool-abi',
+  'limiting-abi',
+  'tracking-abi',
+  'statistics-abi',
+];
 
 /** One loop in this process: unsampled, then sampled; prints ns per pair of both as JSON. */
 async function runLoop(loop) {
   const core = await import('@rmmjs/core');
   const { PoolMemoryResource } = await import('@rmmjs/pool');
+  const { LimitingResourceAdaptor } = await import('@rmmjs/limiting');
+  const { TrackingResourceAdaptor } = await import('@rmmjs/tracking');
+  const { StatisticsResourceAdaptor } = await import('@rmmjs/statistics');
+  const pool = () => new PoolMemoryResource(new core.CudaMemoryResource(), { initialPoolSize: 64 * MiB });
+  // An adaptor over a pool, its pairs through the C ABI (what the bench's adaptor rows measure).
+  const overPool = (make) => {
+    const mr = make(pool());
+    return (n) => addon.abiPairNs(mr, MiB, n);
+  };
   const addon = await import('@rmmjs/test-addon');
   const { pairNs } = await import('@rmmjs/cli');
   const seconds = Number(option('--seconds', '4'));
@@ -39,10 +60,14 @@ async function runLoop(loop) {
       return (n) => addon.driverPoolPairNs(mr.poolHandle(), MiB, n);
     },
     'pool-js': () => {
-      const mr = new PoolMemoryResource(new core.CudaMemoryResource(), { initialPoolSize: 64 * MiB });
+      const mr = pool();
       return (n) => pairNs(mr, MiB, n);
     },
     floor: () => (n) => addon.napiFloorPairNs(MiB, n),
+    'pool-abi': () => overPool((upstream) => upstream),
+    'limiting-abi': () => overPool((upstream) => new LimitingResourceAdaptor(upstream, 64 * 2 ** 30)),
+    'tracking-abi': () => overPool((upstream) => new TrackingResourceAdaptor(upstream)),
+    'statistics-abi': () => overPool((upstream) => new StatisticsResourceAdaptor(upstream)),
   };
   const run = loops[loop]();
   run(10_000);
@@ -59,7 +84,8 @@ function profileAll(out) {
   mkdirSync(out, { recursive: true });
   const script = fileURLToPath(import.meta.url);
   const summary = {};
-  for (const loop of LOOPS) {
+  for (const loop of option('--loops', LOOPS.join(',')).split(',')) {
+    if (!LOOPS.includes(loop)) throw new Error(`profile-pairs: no loop ${loop} (${LOOPS.join(', ')})`);
     const file = join(out, `${loop}.samples`);
     const passOn = ['--seconds', '--interval-us'].flatMap((name) => (args.includes(name) ? [name, option(name)] : []));
     const child = spawnSync(process.execPath, [script, '--loop', loop, '--file', file, ...passOn], {

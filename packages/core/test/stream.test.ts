@@ -37,6 +37,30 @@ describe('Stream', () => {
     await expect(b.synchronizeAsync()).resolves.toBeUndefined();
   });
 
+  // libuv's threads run the wait, and there PER_THREAD_DEFAULT_STREAM is another thread's stream:
+  // the wait is for an event recorded on this thread's.
+  it.runIf(onFake())("PER_THREAD_DEFAULT_STREAM.synchronizeAsync waits for this thread's stream", async () => {
+    const count = (name: string) => fakeCuda.stats().calls[name] ?? 0;
+    const names = ['cuEventRecord', 'cuEventSynchronize', 'cuEventDestroy_v2', 'cuStreamSynchronize'];
+    const before = names.map(count);
+    await expect(PER_THREAD_DEFAULT_STREAM.synchronizeAsync()).resolves.toBeUndefined();
+    expect(names.map((name, i) => count(name) - before[i])).toEqual([1, 1, 1, 0]);
+    using other = new Stream();
+    await other.synchronizeAsync(); // another stream is synchronised itself
+    expect(names.map((name, i) => count(name) - before[i])).toEqual([1, 1, 1, 1]);
+    // An asynchronous copy on the per-thread stream first waits for its earlier work the same way.
+    using buffer = new DeviceBuffer({ size: 64, stream: PER_THREAD_DEFAULT_STREAM });
+    await buffer.copyFromHostAsync(pattern(64, 7), PER_THREAD_DEFAULT_STREAM);
+    expectBytes(buffer.toBytes(), pattern(64, 7));
+    expect(names.slice(0, 3).map((name, i) => count(name) - before[i])).toEqual([2, 2, 2]);
+    // An event that cannot be recorded rejects the promise, and the event is destroyed.
+    fakeCuda.failNext('cuEventRecord', 1, 'CUDA_ERROR_LAUNCH_FAILED');
+    const error = await PER_THREAD_DEFAULT_STREAM.synchronizeAsync().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RMMError);
+    expect((error as RMMError).message).toMatch(/cuEventRecord/);
+    expect(names.slice(0, 3).map((name, i) => count(name) - before[i])).toEqual([3, 2, 3]);
+  });
+
   it('fromHandle wraps a handle and equals compares handles', () => {
     using a = new Stream();
     const b = Stream.fromHandle(a.handle);

@@ -1,6 +1,7 @@
 // DLPack 1.1 both ways, with a third party written against DLPack's own header (dlpack_peer.c):
 // what rmmjs produces, what it consumes, who calls the deleter and when, and every bad input.
 import {
+  CudaMemoryResource,
   DeviceBuffer,
   ManagedMemoryResource,
   PinnedHostMemoryResource,
@@ -11,7 +12,18 @@ import {
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { DLDeviceType, DLPackCapsule, fromDLPack, toDLPack } from '@rmmjs/interop';
-import { counting, expectBytes, onGpu, onHost, pattern, runInProcess, thrown, withCuda } from '@rmmjs/test-helpers';
+import {
+  counting,
+  expectBytes,
+  fakeCuda,
+  onFake,
+  onGpu,
+  onHost,
+  pattern,
+  runInProcess,
+  thrown,
+  withCuda,
+} from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { peer, peerByte } from './support.js';
 
@@ -34,6 +46,27 @@ afterEach(() => {
 });
 
 describe('toDLPack', () => {
+  // A default stream is the current device's; the buffer's work (its allocation, its copies) was
+  // queued in its own device's context.
+  const twoDevices = withCuda() && cuda.getDeviceCount() >= 2;
+  it.skipIf(!twoDevices)("a default-stream buffer of another device: that device's work is waited for", () => {
+    cuda.setDevice(1);
+    let buffer: DeviceBuffer;
+    try {
+      using mr = new CudaMemoryResource();
+      buffer = new DeviceBuffer({ data: pattern(64, 3), mr });
+    } finally {
+      cuda.setDevice(0);
+    }
+    const synchronized = () => (onFake() ? (fakeCuda.stats().calls.cuCtxSynchronize ?? 0) : 0);
+    const before = synchronized();
+    using capsule = toDLPack(buffer);
+    expect(capsule.device).toEqual({ type: DLDeviceType.kDLCUDA, id: 1 });
+    if (onFake()) expect(synchronized() - before).toBe(1);
+    buffer.free();
+    expect(cuda.getDevice()).toBe(0);
+  });
+
   it('makes a DLPack 1.1 capsule of the buffer: uint8, one dimension over its bytes, where the memory is', () => {
     const buffer = new DeviceBuffer({ data: pattern(1000, 1) });
     const capsule = toDLPack(buffer);

@@ -235,7 +235,7 @@ Napi::Value SynchronizeAsyncJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   DeviceBuffer* buffer = BufferHandleArg(env, info[0], true)->buffer;
   StreamObject* stream = StreamArg(env, info[1]);
-  return (new StreamSyncWorker(env, stream, stream->ContextDevice(buffer->device())))->Start();
+  return SynchronizeAsync(env, stream, stream->ContextDevice(buffer->device()));
 }
 
 // bufferCopySlice(handle, host, offset, nbytes, toHost, stream, name): copies the slice of

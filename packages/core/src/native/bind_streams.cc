@@ -58,7 +58,7 @@ Napi::Value StreamSynchronizeJs(const Napi::CallbackInfo& info) {
 Napi::Value StreamSynchronizeAsyncJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   StreamObject* stream = StreamArg(env, info[0]);
-  return (new StreamSyncWorker(env, stream, SyncDevice(env, stream)))->Start();
+  return SynchronizeAsync(env, stream, SyncDevice(env, stream));
 }
 
 Napi::Value StreamDisposeJs(const Napi::CallbackInfo& info) {

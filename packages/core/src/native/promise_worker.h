@@ -6,7 +6,9 @@
 
 #include <string>
 
+#include "driver.h"
 #include "errors.h"
+#include "logger.h"
 #include "rmmjs/napi.hpp"
 #include "stream.h"
 
@@ -74,6 +76,53 @@ class StreamSyncWorker : public PromiseWorker {
   StreamObject* stream_;
   int device_;
 };
+
+// Resolves once `event` (recorded by the caller) has completed; destroys it.
+class EventSyncWorker : public PromiseWorker {
+ public:
+  EventSyncWorker(Napi::Env env, rmmjs_event event, int device) : PromiseWorker(env), event_(event), device_(device) {}
+
+ protected:
+  rmmjs_status Run() override {
+    ContextScope scope(device_);
+    RMMJS_TRY(scope.status());
+    return EventSynchronize(event_);
+  }
+  void Finish() override {
+    ContextScope scope(device_);
+    if (EventDestroy(event_) != RMMJS_OK) Log(RMMJS_LOG_ERROR, std::string("Stream: ") + ErrorMessage());
+  }
+
+ private:
+  rmmjs_event event_;
+  int device_;
+};
+
+// A promise of the end of the work queued on `stream` so far (in `device`'s context). The wait runs
+// on a thread of libuv's pool, where PER_THREAD_DEFAULT_STREAM names that thread's own stream, not
+// this one's: for it an event recorded here, on this thread's stream, is what the pool's thread
+// waits for.
+inline Napi::Value SynchronizeAsync(Napi::Env env, StreamObject* stream, int device) {
+  if (stream->handle() != kPerThreadStream || DriverApi() == nullptr) {
+    return (new StreamSyncWorker(env, stream, device))->Start();
+  }
+  rmmjs_event event = nullptr;
+  Napi::Value error;
+  {
+    ContextScope scope(device);
+    rmmjs_status status = scope.status();
+    if (status == RMMJS_OK) status = EventCreate(&event);
+    if (status == RMMJS_OK) status = EventRecord(event, kPerThreadStream);
+    if (status != RMMJS_OK) {
+      error = js::StatusError(env, status);  // before EventDestroy sets an error of its own
+      if (event != nullptr) EventDestroy(event);
+    }
+  }
+  if (error.IsEmpty()) return (new EventSyncWorker(env, event, device))->Start();
+  Napi::Promise::Deferred rejected = Napi::Promise::Deferred::New(env);
+  rejected.Reject(error);
+  return rejected.Promise();
+}
 
 }  // namespace bind
 }  // namespace rmmjs
