@@ -190,7 +190,7 @@ const waitInWorker = `
   const waitFor = (slots, index, done) => {
     for (let value; !done((value = Atomics.load(slots, index))); ) {
       if (value < 0n) throw new Error('the main thread failed');
-      if (Atomics.wait(slots, index, value, 20000) === 'timed-out') throw new Error('nothing from the main thread in 20 s');
+      if (Atomics.wait(slots, index, value, 100000) === 'timed-out') throw new Error('nothing from the main thread in 100 s');
     }
   };`;
 

@@ -16,8 +16,11 @@ describe('hooks started by a worker that has exited', () => {
           parentPort.postMessage([allocatorHooks.torch.alloc.address, allocatorHooks.torch.free.address]);\`,
          { eval: true },
        );
-       const [alloc, free] = await new Promise((resolve) => worker.once('message', resolve));
-       const exitCode = await new Promise((resolve) => worker.once('exit', resolve));
+       // Both listeners at once: 'exit' may be emitted in the same turn that delivers the message.
+       const message = new Promise((resolve) => worker.once('message', resolve));
+       const exited = new Promise((resolve) => worker.once('exit', resolve));
+       const [alloc, free] = await message;
+       const exitCode = await exited;
        const ptr = testAddon.allocatorHookConsumer.torchAlloc(alloc, 4096, 0, 0n);
        testAddon.allocatorHookConsumer.torchFree(free, ptr, 4096, 0, 0n);
        console.log(JSON.stringify({ exitCode, allocated: ptr !== 0n }));`,

@@ -11,7 +11,9 @@ const randomSeed = process.env.RMMJS_FUZZ_SEED
 const backend = process.env.RMMJS_TEST_BACKEND ?? 'host';
 // The real driver is about ten times slower per call: 50,000 calls there outlast the time limit.
 const calls = Number(process.env.RMMJS_FUZZ_CALLS ?? (backend === 'gpu' ? 10_000 : 50_000));
-const timeoutMs = 240_000;
+// Only a guard against a hang: a child that takes 20 s alone gets a fraction of a core while turbo
+// runs every package's tests at once.
+const timeoutMs = 480_000;
 
 const { keys: surface } = await inventory();
 

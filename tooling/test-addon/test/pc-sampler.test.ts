@@ -16,7 +16,8 @@ it.runIf(process.platform === 'linux' && process.arch === 'x64')(
       expect(() => pcSamplerStart(200)).toThrow(/already sampling/);
       const until = Date.now() + 200;
       let spins = 0;
-      while (Date.now() < until) spins++;
+      do spins++;
+      while (Date.now() < until);
       const count = pcSamplerStop(file);
       expect(() => pcSamplerStop(file)).toThrow(/not sampling/);
       expect(spins).toBeGreaterThan(0);
