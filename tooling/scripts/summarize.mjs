@@ -16,18 +16,18 @@ export function summarize(backends, resultsDir = '.test-results') {
       let counts;
       if (existsSync(file)) {
         const report = JSON.parse(readFileSync(file, 'utf8'));
-        // A file that failed to load ran no tests: count it as one failure.
-        const brokenFiles = (report.testResults ?? []).filter(
-          (file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0,
-        ).length;
+        // The failures listed are the ones counted: each failed test, and each file that failed
+        // without a failed test (it did not load, a hook threw, its worker died).
+        const failed = failuresOf(report, pkg, backend);
         counts = {
           passed: report.numPassedTests ?? 0,
-          failed: (report.numFailedTests ?? 0) + brokenFiles,
+          failed: failed.length,
           skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
         };
-        failures.push(...failuresOf(report, pkg, backend));
+        failures.push(...failed);
       } else {
         counts = { passed: 0, failed: 1, skipped: 0, missing: true };
+        failures.push({ package: pkg.name, backend, file: '', test: '(no report)', message: [] });
       }
       rows.push({ package: pkg.name, backend, ...counts });
       totals.passed += counts.passed;
@@ -41,7 +41,7 @@ export function summarize(backends, resultsDir = '.test-results') {
 const ANSI = /\u001b\[[0-9;]*m/g;
 const MESSAGE_LINES = 4;
 
-/** Each failed test (or test file that did not load) of one report: where, and its message's first lines. */
+/** Each failed test, and each file that failed without one, of a report: where, and its message's first lines. */
 function failuresOf(report, pkg, backend) {
   const failures = [];
   for (const file of report.testResults ?? []) {
@@ -92,7 +92,7 @@ export function printSummary({ rows, totals, failures = [] }) {
     );
   }
   for (const f of failures) {
-    console.log(`FAILED ${f.package} (${f.backend}) ${f.file} > ${f.test}`);
+    console.log(`FAILED ${f.package} (${f.backend}) ${f.file ? `${f.file} > ` : ''}${f.test}`);
     for (const line of f.message) console.log(`FAILED     ${line}`);
   }
   console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

@@ -207,12 +207,12 @@ export function toDLPack(buffer: DeviceBuffer, options?: ToDLPackOptions): DLPac
 // The buffer's work is done before a consumer reads: its stream's, or, where the Stream object was
 // disposed (the buffer keeps the stream itself alive), the whole device's. A default stream is the
 // current device's, and a buffer of another device queued its work on that device's default
-// stream: there, that device is synchronised too.
+// stream: there, that device is synchronised instead.
 function synchronize(buffer: DeviceBuffer): void {
   try {
     const stream = buffer.stream;
-    stream.synchronize();
     if (stream.isDefault() && stream.device !== buffer.device) cuda.synchronize(buffer.device);
+    else stream.synchronize();
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'ERR_RMM_DISPOSED') throw error;
     cuda.synchronize(buffer.device);

@@ -16,10 +16,12 @@
 #include "rmmjs/resource.hpp"
 
 // Marks a function that runs only on an error path: kept out of line, away from the hot code.
+#ifndef RMMJS_COLD
 #if defined(__GNUC__) || defined(__clang__)
 #define RMMJS_COLD __attribute__((cold, noinline))
 #else
 #define RMMJS_COLD
+#endif
 #endif
 
 namespace rmmjs {

@@ -77,20 +77,21 @@ class StreamSyncWorker : public PromiseWorker {
   int device_;
 };
 
-// Resolves once `event` (recorded by the caller) has completed; destroys it.
+// Resolves once `event` (recorded by the caller) has completed. Owns the event: destroyed with the
+// worker, on the JavaScript thread, on every path (settled or cancelled).
 class EventSyncWorker : public PromiseWorker {
  public:
   EventSyncWorker(Napi::Env env, rmmjs_event event, int device) : PromiseWorker(env), event_(event), device_(device) {}
+  ~EventSyncWorker() override {
+    ContextScope scope(device_);
+    if (EventDestroy(event_) != RMMJS_OK) Log(RMMJS_LOG_ERROR, std::string("Stream: ") + ErrorMessage());
+  }
 
  protected:
   rmmjs_status Run() override {
     ContextScope scope(device_);
     RMMJS_TRY(scope.status());
     return EventSynchronize(event_);
-  }
-  void Finish() override {
-    ContextScope scope(device_);
-    if (EventDestroy(event_) != RMMJS_OK) Log(RMMJS_LOG_ERROR, std::string("Stream: ") + ErrorMessage());
   }
 
  private:
