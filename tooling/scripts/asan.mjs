@@ -11,7 +11,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { printSummary, summarize } from './summarize.mjs';
+import { onlyPackages, printSummary, summarize } from './summarize.mjs';
 import { packageSelector, root, testedPackages, workspacePackages } from './workspace.mjs';
 
 const SANITIZE = '-fsanitize=address,undefined -fno-omit-frame-pointer -g';
@@ -198,10 +198,7 @@ try {
   const minutes = ((Date.now() - started) / 60000).toFixed(1);
 
   // 4. The summary: tests, then reports.
-  const summary = summarize(['host', 'fake'], RESULTS);
-  summary.rows = summary.rows.filter((r) => selected(r.package));
-  summary.totals = { passed: 0, failed: 0, skipped: 0 };
-  for (const r of summary.rows) for (const key of Object.keys(summary.totals)) summary.totals[key] += r[key];
+  const summary = onlyPackages(summarize(['host', 'fake'], RESULTS), selected);
   printSummary(summary);
   // A log with warnings only (allocator_may_return_null's "failed to allocate") is not a report.
   const reports = readdirSync(logs)
