@@ -141,6 +141,9 @@ export function biasedLockRun(options: { threads: number; iterations: number }):
  */
 export function napiFloorPairNs(nbytes: number, iterations: number): number;
 
+/** cuStreamQuery of `handle` on this thread: 0 when its work has finished, 600 (not ready) while it runs. */
+export function streamQuery(handle: bigint): number;
+
 /** Samples this thread's instruction pointer every `intervalUs` microseconds (Linux x86-64). */
 export function pcSamplerStart(intervalUs: number): void;
 

@@ -90,6 +90,11 @@ export function napiFloorPairNs(nbytes, iterations) {
   return Number(process.hrtime.bigint() - start) / iterations;
 }
 
+/** cuStreamQuery of `handle` on this thread: 0 when its work has finished, 600 (not ready) while it runs. */
+export function streamQuery(handle) {
+  return addon.streamQuery(handle);
+}
+
 /** Samples this thread's instruction pointer every `intervalUs` microseconds (Linux x86-64). */
 export function pcSamplerStart(intervalUs) {
   addon.pcSamplerStart(intervalUs);
