@@ -109,9 +109,6 @@ inline void ReceiveCoreApi(const Napi::CallbackInfo& info) {
   Data(env).make_error = Napi::Persistent(info[1].As<Napi::Function>());
 }
 
-// The resource a JS handle carries (borrowed), or a TypeError naming `what`, or
-// ERR_RMM_DISPOSED when the handle was disposed. Hot paths whose handle came from a
-// DeviceMemoryResource's private field (tag checked at construction) pass check_tag = false.
 // ResourceArg's errors, out of line (and marked cold) so that its happy path inlines into hot bindings.
 [[noreturn]] RMMJS_COLD inline void ThrowNotAResource(Napi::Env env, const char* what, bool disposed) {
   if (disposed) {
@@ -120,6 +117,9 @@ inline void ReceiveCoreApi(const Napi::CallbackInfo& info) {
   ThrowTypeError(env, std::string(what) + " must be a DeviceMemoryResource");
 }
 
+// The resource a JS handle carries (borrowed), or a TypeError naming `what`, or
+// ERR_RMM_DISPOSED when the handle was disposed. Hot paths whose handle came from a
+// DeviceMemoryResource's private field (tag checked at construction) pass check_tag = false.
 inline rmmjs_resource* ResourceArg(Napi::Env env, napi_value value, const char* what, bool check_tag = true) {
   void* data = nullptr;
   if ((check_tag && !HasTag(env, value, kResourceTag)) || napi_get_value_external(env, value, &data) != napi_ok ||
