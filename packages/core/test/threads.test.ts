@@ -426,6 +426,33 @@ describe('worker termination in the middle of a transfer', () => {
     }
   });
 
+  // terminate() makes the worker's Node-API refuse to create handles at once, while its JavaScript
+  // runs on until V8 stops it: a stream made in that moment must not outlive the worker.
+  it.runIf(onFake())(
+    'a worker terminated while it makes streams and waits leaves no stream or event behind',
+    async () => {
+      const live = () => [fakeCuda.stats().liveStreams, fakeCuda.stats().liveEvents];
+      const before = live();
+      for (let trial = 0; trial < 40; trial++) {
+        const worker = startWorker(
+          `const buffer = new core.DeviceBuffer({ size: 64 });
+         const host = new Uint8Array(64);
+         parentPort.postMessage('ready');
+         for (let i = 0; ; i++) {
+           const stream = new core.Stream();
+           if (i % 2 === 0) buffer.copyFromHostAsync(host, stream).catch(() => {});
+           else core.PER_THREAD_DEFAULT_STREAM.synchronizeAsync().catch(() => {});
+           stream[Symbol.dispose]();
+         }`,
+        );
+        await once(worker, 'message');
+        await new Promise((resolve) => setTimeout(resolve, 1 + (trial % 8)));
+        await worker.terminate();
+      }
+      expect(live()).toEqual(before);
+    },
+  );
+
   it('transfers nobody claimed are freed when the process exits, with a warning in the debug log', () => {
     for (const exit of ['', 'process.exit(3);']) {
       const run = runInProcess(

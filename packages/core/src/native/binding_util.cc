@@ -33,15 +33,21 @@ rmmjs_stream StreamHandleArg(Napi::Env env, napi_value value) { return StreamArg
 Napi::Value WrapStream(Napi::Env env, StreamObject* stream) {
   auto* handle = new StreamHandle{StreamHandle::kMagic, stream};
   napi_value external = nullptr;
-  napi_create_external(
-      env, handle,
-      [](napi_env, void* data, void*) {
-        auto* handle = static_cast<StreamHandle*>(data);
-        if (handle->stream != nullptr) handle->stream->Release();
-        handle->magic = 0;
-        delete handle;
-      },
-      nullptr, &external);
+  if (napi_create_external(
+          env, handle,
+          [](napi_env, void* data, void*) {
+            auto* handle = static_cast<StreamHandle*>(data);
+            if (handle->stream != nullptr) handle->stream->Release();
+            handle->magic = 0;
+            delete handle;
+          },
+          nullptr, &external) != napi_ok) {
+    // Node-API refuses while its environment ends (a worker being terminated): the reference this
+    // was to adopt goes back, or the stream would outlive everything that could release it.
+    stream->Release();
+    delete handle;
+    throw Napi::Error::New(env, "cannot create a stream handle");
+  }
   return Napi::Value(env, external);
 }
 

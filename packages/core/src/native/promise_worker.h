@@ -119,7 +119,17 @@ inline Napi::Value SynchronizeAsync(Napi::Env env, StreamObject* stream, int dev
       if (event != nullptr) EventDestroy(event);
     }
   }
-  if (error.IsEmpty()) return (new EventSyncWorker(env, event, device))->Start();
+  if (error.IsEmpty()) {
+    EventSyncWorker* worker = nullptr;
+    try {
+      worker = new EventSyncWorker(env, event, device);  // owns the event once made
+    } catch (...) {                                      // Node-API refuses its promise while the environment ends
+      ContextScope scope(device);
+      EventDestroy(event);
+      throw;
+    }
+    return worker->Start();
+  }
   Napi::Promise::Deferred rejected = Napi::Promise::Deferred::New(env);
   rejected.Reject(error);
   return rejected.Promise();

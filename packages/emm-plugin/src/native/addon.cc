@@ -38,12 +38,21 @@ void ReleaseUnowned(Block& block, const char* why) {
 
 Napi::Value WrapBlock(Napi::Env env, const BlockRef& block) {
   auto* ref = new BlockRef(block);
-  auto handle = Napi::External<BlockRef>::New(env, ref, [](Napi::Env, BlockRef* ref) {
-    Block& block = **ref;
-    bool owned_by_array_buffer = block.memory.kind() == HostMemory::Kind::kPinned && !block.detached;
-    if (!owned_by_array_buffer) ReleaseUnowned(block, "releasing memory that was collected");
+  Napi::External<BlockRef> handle;
+  try {
+    handle = Napi::External<BlockRef>::New(env, ref, [](Napi::Env, BlockRef* ref) {
+      Block& block = **ref;
+      bool owned_by_array_buffer = block.memory.kind() == HostMemory::Kind::kPinned && !block.detached;
+      if (!owned_by_array_buffer) ReleaseUnowned(block, "releasing memory that was collected");
+      delete ref;
+    });
+  } catch (...) {
+    // Node-API refuses while its environment ends (a worker being terminated): nothing else would
+    // ever release the memory.
+    ReleaseUnowned(*block, "releasing memory whose handle could not be made");
     delete ref;
-  });
+    throw;
+  }
   napi_type_tag_object(env, handle, &kHandleTag);
   return handle;
 }
