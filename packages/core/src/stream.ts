@@ -93,9 +93,14 @@ export class Stream implements Disposable {
     return this.handle <= 2n;
   }
 
-  /** True when `other` is a `Stream` with the same CUstream handle. */
+  /**
+   * True when `other` is a `Stream` with the same CUstream handle; false when either was disposed
+   * (a disposed `Stream` has no handle to compare). Never throws.
+   */
   equals(other: unknown): boolean {
-    return isStream(other) && other.handle === this.handle;
+    if (!isStream(other)) return false;
+    const mine = handleUnlessDisposed(this);
+    return mine !== undefined && mine === handleUnlessDisposed(other);
   }
 
   /**
@@ -143,4 +148,14 @@ export function streamArg(stream: unknown, name = 'stream'): StreamNative | unde
     throw error;
   }
   throw invalidArgType(name, 'an instance of Stream', stream);
+}
+
+// A Stream's handle, or undefined once it was disposed.
+function handleUnlessDisposed(stream: Stream): bigint | undefined {
+  try {
+    return stream.handle;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_RMM_DISPOSED') return undefined;
+    throw error;
+  }
 }

@@ -33,6 +33,10 @@ describe('Stream', () => {
     expect(a.equals(a)).toBe(true);
     expect(a.equals(b)).toBe(false);
     expect(a.equals('stream')).toBe(false);
+    // A disposed stream has no handle to compare: it equals nothing, and comparing never throws.
+    const c = new Stream();
+    c[Symbol.dispose]();
+    expect([a.equals(c), c.equals(a), c.equals(c)]).toEqual([false, false, false]);
     a.synchronize();
     await expect(b.synchronizeAsync()).resolves.toBeUndefined();
   });
