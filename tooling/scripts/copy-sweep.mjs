@@ -1,15 +1,16 @@
 // Tunes the staged pageable copies (packages/core/src/native/staged_copy.cc): measures host<->device
 // copies of pageable memory over a grid of chunk sizes, chunks in flight per lane and lanes (memcpy
-// threads) and store kinds (1 streaming stores into host memory, 2 into the pinned chunks, 3 both, 0 the
-// C library's memcpy everywhere), each point in a child process (the
-// staging is made once per process, from the internal variables RMMJS_STAGED_CHUNK,
-// RMMJS_STAGED_DEPTH, RMMJS_STAGED_THREADS, RMMJS_STAGED_STORES), with the measurement
+// threads), store kinds (1 streaming stores into host memory, 2 into the pinned chunks, 3 both, 0 the
+// C library's memcpy everywhere) and the size of a copy's first and last pieces, each point in a child
+// process (the staging is made once per process, from the internal variables RMMJS_STAGED_CHUNK,
+// RMMJS_STAGED_DEPTH, RMMJS_STAGED_THREADS, RMMJS_STAGED_STORES, RMMJS_STAGED_SMALLEST), with the measurement
 // `rmmjs bench` and the repository's benchmark script use (benchCopies of @rmmjs/cli: 256 MiB, the
 // median of 3 after a warm-up). Prints a table against the pinned copies of the same process, and the
 // best point.
 //
 //   node tooling/scripts/copy-sweep.mjs [--quick] [--json file]
-//     [--chunks 2,4,8,16] [--depths 2,4] [--threads 4,8,12] [--stores 1,0,3]     (chunks in MiB)
+//     [--chunks 1,2,4] [--depths 2,3] [--threads 6,12,18] [--stores 1,0,3]
+//     [--smallest 256,1024]     (chunks in MiB, smallest pieces in KiB: a chunk's size is no ramp)
 //
 // On a GPU; --quick (32 MiB copies) is for trying the script on the fake driver.
 import { spawnSync } from 'node:child_process';
@@ -34,8 +35,8 @@ if (args.includes('--child')) {
 
 const quick = args.includes('--quick');
 const jsonPath = option('--json', undefined);
-const chunks = list('--chunks', '2,4,8,16');
-const depths = list('--depths', '2,4');
+const chunks = list('--chunks', '1,2,4');
+const depths = list('--depths', '2,3');
 // The default lane count (three quarters of the cores, 1 to 12), and a third of that again either way.
 const defaultLanes = Math.min(12, Math.max(1, Math.floor((availableParallelism() * 3) / 4)));
 const threads = list(
@@ -43,16 +44,20 @@ const threads = list(
   [...new Set([Math.max(1, Math.round(defaultLanes / 2)), defaultLanes, Math.round(defaultLanes * 1.5)])].join(','),
 );
 const stores = list('--stores', '1');
+const smallests = list('--smallest', '256');
 const grid = chunks.flatMap((chunk) =>
   depths.flatMap((depth) =>
-    threads.flatMap((lanes) => stores.map((streaming) => ({ chunk, depth, lanes, streaming }))),
+    threads.flatMap((lanes) =>
+      stores.flatMap((streaming) => smallests.map((smallest) => ({ chunk, depth, lanes, streaming, smallest }))),
+    ),
   ),
 );
 if (grid.length > 24) {
   console.error(`copy-sweep: ${grid.length} points; at most 24 (each takes a few seconds on the GPU)`);
   process.exit(2);
 }
-const isDefault = (p) => p.chunk === 4 && p.depth === 2 && p.lanes === defaultLanes && p.streaming === 1;
+const isDefault = (p) =>
+  p.chunk === 2 && p.depth === 3 && p.lanes === defaultLanes && p.streaming === 1 && p.smallest === 256;
 
 const script = fileURLToPath(import.meta.url);
 function measure(point) {
@@ -62,6 +67,7 @@ function measure(point) {
     RMMJS_STAGED_DEPTH: String(point.depth),
     RMMJS_STAGED_THREADS: String(point.lanes),
     RMMJS_STAGED_STORES: String(point.streaming),
+    RMMJS_STAGED_SMALLEST: String(point.smallest * 1024),
   };
   const run = spawnSync(process.execPath, [script, '--child', ...(quick ? ['--quick'] : [])], {
     env,
@@ -92,6 +98,7 @@ const header = [
   'depth',
   'lanes',
   'streaming',
+  'first KiB',
   'h2d GB/s',
   'd2h GB/s',
   'h2d/pinned',
@@ -107,7 +114,7 @@ for (const point of grid) {
   const r = measure(point);
   results.push(r);
   if (r.error) {
-    const where = [r.chunk, r.depth, r.lanes, r.streaming].map((v) => String(v).padStart(11)).join('');
+    const where = [r.chunk, r.depth, r.lanes, r.streaming, r.smallest].map((v) => String(v).padStart(11)).join('');
     console.log(`${where}   failed: ${r.error}`);
     continue;
   }
@@ -118,6 +125,7 @@ for (const point of grid) {
     String(r.depth),
     String(r.lanes),
     String(r.streaming),
+    String(r.smallest),
     fmt(r.h2d),
     fmt(r.d2h),
     fmt(r.h2dRatio, 3),
@@ -138,7 +146,7 @@ if (best === undefined) {
   process.exitCode = 1;
 } else {
   console.log(
-    `\nbest: RMMJS_STAGED_CHUNK=${best.chunk * MiB} RMMJS_STAGED_DEPTH=${best.depth} RMMJS_STAGED_THREADS=${best.lanes} RMMJS_STAGED_STORES=${best.streaming}` +
+    `\nbest: RMMJS_STAGED_CHUNK=${best.chunk * MiB} RMMJS_STAGED_DEPTH=${best.depth} RMMJS_STAGED_THREADS=${best.lanes} RMMJS_STAGED_STORES=${best.streaming} RMMJS_STAGED_SMALLEST=${best.smallest * 1024}` +
       ` (${best.chunk} MiB x ${best.depth} x ${best.lanes} lanes): h2d ${fmt(best.h2d)} GB/s (${fmt(best.h2dRatio, 3)} of pinned),` +
       ` d2h ${fmt(best.d2h)} GB/s (${fmt(best.d2hRatio, 3)} of pinned); target >= 0.9 each way (${seconds} s)`,
   );

@@ -309,8 +309,8 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        console.log(out.join(','));`,
       { RMMJS_STAGED_THREADS: '2' },
     );
-    // Each failed attempt is a warning and leaves nothing; then 2 lanes: 2 streams, 1 + 2*2 events,
-    // 2*2 pinned chunks.
+    // Each failed attempt is a warning and leaves nothing; then 2 lanes: 2 streams, 1 + 2*3 events,
+    // 2*3 pinned chunks.
     const warnings = run.stderr.split('\n').filter(Boolean);
     expect(warnings).toHaveLength(6);
     for (const line of warnings) {
@@ -318,12 +318,20 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
         'the pinned staging buffers for host copies could not be made (tried again by the next large copy)',
       );
     }
-    expect(run.stdout).toBe('0 0 0,0 0 0,0 0 0,2 5 4');
+    expect(run.stdout).toBe('0 0 0,0 0 0,0 0 0,2 7 6');
   });
 
-  it.each(['0', '3'])(
-    'takes its chunk size, depth, lane count and stores (%s) from the environment; every byte arrives both ways',
-    async (stores) => {
+  // Pieces of 20 MiB + 12345 B in chunks of 1 MiB over 3 lanes: from 256 KiB by half again up to a
+  // chunk (0.25 0.25 0.25 0.375 0.5625 0.8125), 15 chunks, down to 256 KiB again over the last 3 MiB
+  // (0.8125 0.5625 0.375 0.25 0.25), and a last piece of 256 KiB + 12345 B (what would be left after
+  // 256 KiB is less than 64 KiB, so it goes with it): 27.
+  // With the smallest piece a chunk: 20 chunks and 12345 B: 21.
+  it.each([
+    { stores: '0', smallest: undefined, pieces: 27 },
+    { stores: '3', smallest: String(1 << 20), pieces: 21 },
+  ])(
+    'takes its chunk size, depth, lane count, stores ($stores) and smallest piece ($smallest) from the environment; every byte arrives both ways',
+    async ({ stores, smallest, pieces }) => {
       const { runNode } = await import('./run-node.js');
       const run = runNode(
         `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
@@ -343,11 +351,12 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
           RMMJS_STAGED_DEPTH: '3',
           RMMJS_STAGED_THREADS: '3',
           RMMJS_STAGED_STORES: stores,
+          ...(smallest === undefined ? {} : { RMMJS_STAGED_SMALLEST: smallest }),
         },
       );
       expect(run.stderr).toBe('');
-      // 3 lanes: 3 streams, 1 + 3*3 events, 3*3 pinned chunks; 21 chunks, one DMA each.
-      expect(run.stdout).toBe('3 10 9 21');
+      // 3 lanes: 3 streams, 1 + 3*3 events, 3*3 pinned chunks; one DMA per piece.
+      expect(run.stdout).toBe(`3 10 9 ${pieces}`);
     },
   );
 
@@ -363,11 +372,18 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        expectBytes(buffer.toBytes(), pattern(size, 3));
        buffer.free();
        console.log([s.liveStreams - base.liveStreams, s.liveAllocations - base.liveAllocations].join(' '));`,
-      { RMMJS_STAGED_DEPTH: '0', RMMJS_STAGED_CHUNK: '4MiB', RMMJS_STAGED_THREADS: '2', RMMJS_STAGED_STORES: '4' },
+      {
+        RMMJS_STAGED_DEPTH: '0',
+        RMMJS_STAGED_CHUNK: '4MiB',
+        RMMJS_STAGED_THREADS: '2',
+        RMMJS_STAGED_STORES: '4',
+        RMMJS_STAGED_SMALLEST: '1000',
+      },
     );
     expect(run.stderr).toContain('RMMJS_STAGED_STORES=4 is not an integer from 0 to 3: ignored');
     expect(run.stderr).toContain('RMMJS_STAGED_DEPTH=0 is not an integer from 1 to 16: ignored');
     expect(run.stderr).toContain('RMMJS_STAGED_CHUNK=4MiB is not an integer from 65536 to 1073741824: ignored');
-    expect(run.stdout).toBe('2 4'); // the defaults: 2 chunks in each of 2 lanes
+    expect(run.stderr).toContain('RMMJS_STAGED_SMALLEST=1000 is not an integer from 65536 to 1073741824: ignored');
+    expect(run.stdout).toBe('2 6'); // the defaults: 3 chunks in each of 2 lanes
   });
 });

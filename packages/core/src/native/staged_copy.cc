@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -31,17 +32,22 @@ rmmjs_CUdeviceptr DevicePtr(const void* ptr) { return reinterpret_cast<rmmjs_CUd
 
 // The shape of the staging, read once from internal environment variables (for tuning on a given
 // machine; a value out of range is ignored with a warning in the debug log):
-//   RMMJS_STAGED_CHUNK    bytes per pinned chunk (64 KiB to 1 GiB; default 4 MiB)
-//   RMMJS_STAGED_DEPTH    pinned chunks per lane, the DMAs one lane keeps in flight (1 to 16; default 2)
+//   RMMJS_STAGED_CHUNK    bytes per pinned chunk (64 KiB to 1 GiB; default 2 MiB)
+//   RMMJS_STAGED_DEPTH    pinned chunks per lane, the DMAs one lane keeps in flight (1 to 16; default 3)
 //   RMMJS_STAGED_THREADS  lanes: threads doing host memcpy, each with its own stream (1 to 64;
 //                         default three quarters of the cores, 1 to 12)
 //   RMMJS_STAGED_STORES   which host memcpys write with streaming stores (StreamingCopy) instead of
 //                         the C library's memcpy: 1 into the caller's memory (device->host), 2 into
 //                         the pinned chunks (host->device), 3 both, 0 neither (default 1)
-// The defaults are the H200 host's best: a pinned chunk the DMA is about to read is best left in
-// the cache (cached stores), the caller's memory is not read again soon (streaming stores).
+//   RMMJS_STAGED_SMALLEST bytes of the first and last pieces of a copy (64 KiB to 1 GiB, at most a
+//                         chunk; default 256 KiB; a chunk's size makes every piece a chunk)
+// The defaults are the H200 host's best (tooling/scripts/copy-sweep.mjs): a pinned chunk the DMA is
+// about to read is best left in the cache (cached stores), the caller's memory is not read again
+// soon (streaming stores); 2 MiB chunks three deep per lane keep both ways within a few percent of
+// the best point, where 8 MiB chunks lose a third.
 struct StagingShape {
   size_t chunk_bytes;
+  size_t smallest_piece;
   int depth;
   int lanes;
   bool streaming_to_host;
@@ -66,9 +72,14 @@ const StagingShape& Shape() {
     unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     int default_lanes = static_cast<int>(std::clamp(cores * 3 / 4, 1u, 12u));
     int64_t streaming = EnvInteger("RMMJS_STAGED_STORES", 1, 0, 3);
+    size_t chunk =
+        static_cast<size_t>(EnvInteger("RMMJS_STAGED_CHUNK", int64_t{2} << 20, int64_t{64} << 10, int64_t{1} << 30));
+    size_t smallest = static_cast<size_t>(
+        EnvInteger("RMMJS_STAGED_SMALLEST", int64_t{256} << 10, int64_t{64} << 10, int64_t{1} << 30));
     return StagingShape{
-        static_cast<size_t>(EnvInteger("RMMJS_STAGED_CHUNK", int64_t{4} << 20, int64_t{64} << 10, int64_t{1} << 30)),
-        static_cast<int>(EnvInteger("RMMJS_STAGED_DEPTH", 2, 1, 16)),
+        chunk,
+        std::min(smallest, chunk),
+        static_cast<int>(EnvInteger("RMMJS_STAGED_DEPTH", 3, 1, 16)),
         static_cast<int>(EnvInteger("RMMJS_STAGED_THREADS", default_lanes, 1, 64)),
         (streaming & 1) != 0,
         (streaming & 2) != 0,
@@ -186,48 +197,84 @@ DeviceStager& StagerFor(int device) {
   return *slot;
 }
 
-// The chunks lane `index` of `lanes` copies: index, index + lanes, ... Its j-th chunk goes through
-// pinned chunk j % depth, so up to `depth` DMAs of the lane are queued while it copies on the host.
-rmmjs_status RunLane(CopyDirection direction, Lane& lane, int index, int lanes, char* device_ptr, char* host_ptr,
-                     size_t bytes, int device) {
+// Hands the pieces of one copy to its lanes, in address order, as each lane is ready for one (a lane
+// the scheduler holds back takes fewer pieces instead of delaying the end). A piece's length depends
+// only on where it starts: the first ones are small, so that the first DMA starts after a short memcpy
+// rather than a whole chunk's; each then holds half as much as all the pieces before it, up to a
+// chunk; over the last chunk per lane they shrink again (a lane's share of what is left), so that
+// the lanes finish together and the last DMA is short. Whole 64 KiB multiples, but for the copy's
+// last piece.
+class PieceCursor {
+ public:
+  PieceCursor(size_t bytes, size_t lanes, const StagingShape& shape)
+      : bytes_(bytes), lanes_(lanes), chunk_(shape.chunk_bytes), smallest_(shape.smallest_piece) {}
+
+  // The next piece, or false when the whole copy has been handed out.
+  bool Claim(size_t* offset, size_t* length) {
+    size_t start = next_.load(std::memory_order_relaxed);
+    do {
+      if (start >= bytes_) return false;
+      *length = LengthAt(start);
+    } while (!next_.compare_exchange_weak(start, start + *length, std::memory_order_relaxed));
+    *offset = start;
+    return true;
+  }
+
+ private:
+  size_t LengthAt(size_t start) const {
+    constexpr size_t kGranule = size_t{64} << 10;
+    const size_t remaining = bytes_ - start;
+    size_t length = std::min(std::max(start / 2, smallest_), (remaining + lanes_ - 1) / lanes_);
+    length = std::clamp(length, smallest_, chunk_) / kGranule * kGranule;  // smallest_ >= kGranule
+    // What would be left is less than a granule: it goes with this piece when the chunk holds both.
+    if (remaining <= chunk_ && remaining - std::min(length, remaining) < kGranule) return remaining;
+    return std::min(length, remaining);
+  }
+
+  const size_t bytes_, lanes_, chunk_, smallest_;
+  std::atomic<size_t> next_{0};
+};
+
+// One lane's share of a copy: pieces from `cursor` until none is left, through the lane's `depth`
+// pinned chunks in turn, so that up to `depth` DMAs of the lane are queued while it copies on the host.
+rmmjs_status RunLane(CopyDirection direction, Lane& lane, PieceCursor& cursor, char* device_ptr, char* host_ptr,
+                     int device) {
   const rmmjs_driver_api* cu = DriverApi();
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
-  const size_t chunk_bytes = Shape().chunk_bytes;
   const size_t depth = lane.pinned.size();
-  const size_t chunks = (bytes + chunk_bytes - 1) / chunk_bytes;
-  const size_t step = static_cast<size_t>(lanes);
-  // The lane's j-th chunk: its offset in the copy and its length.
-  auto offset = [&](size_t j) { return (index + j * step) * chunk_bytes; };
-  auto length = [&](size_t j) { return std::min(chunk_bytes, bytes - offset(j)); };
-  const size_t own = static_cast<size_t>(index) < chunks ? (chunks - index + step - 1) / step : 0;
+  size_t offset = 0;
+  size_t length = 0;
   if (direction == CopyDirection::kHostToDevice) {
     auto* copy = Shape().streaming_to_device ? StreamingCopy : std::memcpy;
-    for (size_t j = 0; j < own; j++) {
-      size_t b = j % depth;
+    for (size_t b = 0;; b = (b + 1) % depth) {
       RMMJS_CU(cu->cuEventSynchronize(lane.done[b]), "cuEventSynchronize");  // its last DMA ended
-      copy(lane.pinned[b], host_ptr + offset(j), length(j));
-      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(device_ptr + offset(j)), DevicePtr(lane.pinned[b]), length(j), lane.stream),
+      if (!cursor.Claim(&offset, &length)) break;
+      copy(lane.pinned[b], host_ptr + offset, length);
+      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(device_ptr + offset), DevicePtr(lane.pinned[b]), length, lane.stream),
                "cuMemcpyAsync");
       RMMJS_CU(cu->cuEventRecord(lane.done[b], lane.stream), "cuEventRecord");
     }
   } else {
-    auto fetch = [&](size_t j) -> rmmjs_status {
-      size_t b = j % depth;
-      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(lane.pinned[b]), DevicePtr(device_ptr + offset(j)), length(j), lane.stream),
+    // The piece each pinned chunk is fetching (length 0: none).
+    std::vector<std::pair<size_t, size_t>> fetching(depth, {0, 0});
+    auto fetch = [&](size_t b) -> rmmjs_status {
+      if (!cursor.Claim(&offset, &length)) return RMMJS_OK;
+      fetching[b] = {offset, length};
+      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(lane.pinned[b]), DevicePtr(device_ptr + offset), length, lane.stream),
                "cuMemcpyAsync");
       RMMJS_CU(cu->cuEventRecord(lane.done[b], lane.stream), "cuEventRecord");
       return RMMJS_OK;
     };
     auto* copy = Shape().streaming_to_host ? StreamingCopy : std::memcpy;
-    // Keep `depth` DMAs queued: a pinned chunk is fetched into again as soon as it was copied out.
-    for (size_t j = 0; j < std::min(depth, own); j++) RMMJS_TRY(fetch(j));
-    for (size_t j = 0; j < own; j++) {
-      size_t b = j % depth;
-      PrepareDestination(host_ptr + offset(j), length(j));
+    for (size_t b = 0; b < depth; b++) RMMJS_TRY(fetch(b));
+    // A pinned chunk is fetched into again as soon as it was copied out.
+    for (size_t b = 0; fetching[b].second != 0; b = (b + 1) % depth) {
+      auto [piece_offset, piece_length] = std::exchange(fetching[b], {0, 0});
+      PrepareDestination(host_ptr + piece_offset, piece_length);
       RMMJS_CU(cu->cuEventSynchronize(lane.done[b]), "cuEventSynchronize");
-      copy(host_ptr + offset(j), lane.pinned[b], length(j));
-      if (j + depth < own) RMMJS_TRY(fetch(j + depth));
+      copy(host_ptr + piece_offset, lane.pinned[b], piece_length);
+      RMMJS_TRY(fetch(b));
     }
   }
   RMMJS_CU(cu->cuStreamSynchronize(lane.stream), "cuStreamSynchronize");
@@ -265,12 +312,13 @@ rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_pt
   }
   const size_t chunk_bytes = Shape().chunk_bytes;
   int lanes = static_cast<int>(std::min(stager.lanes.size(), (bytes + chunk_bytes - 1) / chunk_bytes));
+  PieceCursor cursor(bytes, static_cast<size_t>(lanes), Shape());
   std::vector<rmmjs_status> statuses(lanes, RMMJS_OK);
   std::vector<std::string> messages(lanes);
   std::vector<int> codes(lanes, 0);
   ParallelFor(lanes, [&](int index) {
-    statuses[index] = RunLane(direction, stager.lanes[index], index, lanes, static_cast<char*>(device_ptr),
-                              static_cast<char*>(host_ptr), bytes, device);
+    statuses[index] = RunLane(direction, stager.lanes[index], cursor, static_cast<char*>(device_ptr),
+                              static_cast<char*>(host_ptr), device);
     if (statuses[index] != RMMJS_OK) {
       messages[index] = ErrorMessage();  // thread-local: carry it to the calling thread
       codes[index] = ErrorCudaCode();
