@@ -107,7 +107,11 @@ export interface HostOomStep {
   unexpected: string[];
 }
 export function hostOomStep(mr: DeviceMemoryResource, k: number): HostOomStep;
-export function pointerTableProbes(pointers: BigUint64Array): { mean: number; longest: number };
+export function pointerTableProbes(pointers: BigUint64Array): {
+  mean: number;
+  longest: number;
+  ownLines: boolean;
+};
 
 /**
  * Core's BestFitIndex against a std::set of (size, start) under `steps` seeded random operations

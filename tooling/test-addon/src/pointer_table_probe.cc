@@ -1,6 +1,7 @@
-// pointerTableProbes(pointers: BigUint64Array) -> { mean, longest }: the slots a lookup reads in
-// core's ShardedPointerTable holding exactly those pointers, averaged over them and at most: the
-// tests check the hash spreads allocator-shaped keys (aligned, strided) over the slots.
+// pointerTableProbes(pointers: BigUint64Array) -> { mean, longest, ownLines }: the slots a lookup
+// reads in core's ShardedPointerTable holding exactly those pointers, averaged over them and at most
+// (the tests check the hash spreads allocator-shaped keys, aligned and strided, over the slots), and
+// whether each shard's slots take whole cache lines of their own.
 #include <algorithm>
 #include <cstdint>
 
@@ -32,6 +33,7 @@ Napi::Value PointerTableProbes(const Napi::CallbackInfo& info) {
   Napi::Object result = Napi::Object::New(env);
   result.Set("mean", Napi::Number::New(env, pointers.ElementLength() == 0 ? 0 : total / pointers.ElementLength()));
   result.Set("longest", Napi::Number::New(env, static_cast<double>(longest)));
+  result.Set("ownLines", Napi::Boolean::New(env, table->SlotsOnOwnLines()));
   return result;
 }
 

@@ -15,12 +15,35 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <new>
 #include <utility>
 #include <vector>
 
 #include "rmmjs/biased_lock.hpp"
 
 namespace rmmjs {
+
+// Storage on whole cache lines of its own (a table's slot count is a power of two from 16, and a
+// slot a multiple of 8 bytes): two tables that two threads write side by side, the shards below,
+// would otherwise share the line between their slots and slow each other down.
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kAlignment{64};
+  CacheLineAllocator() = default;
+  template <class U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
+  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, kAlignment); }
+  template <class U>
+  bool operator==(const CacheLineAllocator<U>&) const noexcept {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const CacheLineAllocator<U>&) const noexcept {
+    return false;
+  }
+};
 
 template <class Value>
 class PointerTable {
@@ -75,6 +98,12 @@ class PointerTable {
     return length;
   }
 
+  // Whether the slots take whole cache lines of their own (or there are none yet): for tests.
+  bool SlotsOnOwnLines() const {
+    const auto at = reinterpret_cast<std::uintptr_t>(slots_.data());
+    return slots_.empty() || (at % 64 == 0 && slots_.size() * sizeof(Slot) % 64 == 0);
+  }
+
   template <class Visit>
   void ForEach(Visit&& visit) const {
     for (const Slot& slot : slots_) {
@@ -96,7 +125,7 @@ class PointerTable {
   }
 
   void Grow() {
-    std::vector<Slot> old(slots_.empty() ? 16 : slots_.size() * 2);
+    std::vector<Slot, CacheLineAllocator<Slot>> old(slots_.empty() ? 16 : slots_.size() * 2);
     old.swap(slots_);
     shift_ = 64;
     for (std::size_t n = slots_.size(); n > 1; n >>= 1) shift_--;
@@ -106,7 +135,7 @@ class PointerTable {
     }
   }
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, CacheLineAllocator<Slot>> slots_;
   unsigned shift_ = 64;
   std::size_t count_ = 0;
 };
@@ -143,6 +172,15 @@ class ShardedPointerTable {
     return shard.table.ProbeLength(Key(ptr));
   }
 
+  // Whether every shard's slots take whole cache lines of their own: for tests.
+  bool SlotsOnOwnLines() const {
+    for (const Shard& shard : shards_) {
+      std::lock_guard<BiasedLock> guard(shard.lock);
+      if (!shard.table.SlotsOnOwnLines()) return false;
+    }
+    return true;
+  }
+
   // Calls visit(ptr, value) for every entry with all shards locked (in order): one consistent
   // snapshot. visit must not use the table, and should be short: it blocks every other user.
   template <class Visit>
@@ -153,7 +191,9 @@ class ShardedPointerTable {
   }
 
  private:
-  static constexpr unsigned kShardBits = 6;
+  // Two threads whose blocks fall in one shard meet on its lock at every allocation and free (half
+  // the pair rate of one thread alone): 256 shards make that 1 chance in 256 for two blocks.
+  static constexpr unsigned kShardBits = 8;
   static constexpr std::size_t kShards = std::size_t{1} << kShardBits;
   struct alignas(64) Shard {
     // Biased: a shard that one thread alone uses (JavaScript's, most often) costs no atomic.

@@ -187,7 +187,9 @@ void PoolBlocks::Release() {
 void PoolBlocks::Track(pool::Block* block) noexcept {
   try {
     handed_out_.Insert(AsPointer(block->start), block);
-    block->tracked.store(true, std::memory_order_relaxed);
+    // Written only when it changes: the records of blocks that threads reuse side by side may share
+    // a cache line, which a store at every allocation would bounce between the threads.
+    if (!block->tracked.load(std::memory_order_relaxed)) block->tracked.store(true, std::memory_order_relaxed);
   } catch (const std::bad_alloc&) {
     block->tracked.store(false, std::memory_order_relaxed);
     if (told_untracked_.exchange(true, std::memory_order_relaxed)) return;
