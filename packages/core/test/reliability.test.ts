@@ -325,13 +325,15 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
   // chunk (0.25 0.25 0.25 0.375 0.5625 0.8125), 15 chunks, down to 256 KiB again over the last 3 MiB
   // (0.8125 0.5625 0.375 0.25 0.25), and a last piece of 256 KiB + 12345 B (what would be left after
   // 256 KiB is less than 64 KiB, so it goes with it): 27.
-  // With the smallest piece a chunk: 20 chunks and 12345 B: 21.
+  // With the smallest piece a chunk: 20 chunks and 12345 B: 21. Sizes that are not whole 64 KiB
+  // are rounded down: 1100000 B to 1 MiB, 300000 B to 256 KiB.
   it.each([
-    { stores: '0', smallest: undefined, pieces: 27 },
-    { stores: '3', smallest: String(1 << 20), pieces: 21 },
+    { chunk: String(1 << 20), stores: '0', smallest: 'default', pieces: 27 },
+    { chunk: String(1 << 20), stores: '3', smallest: String(1 << 20), pieces: 21 },
+    { chunk: '1100000', stores: '1', smallest: '300000', pieces: 27 },
   ])(
-    'takes its chunk size, depth, lane count, stores ($stores) and smallest piece ($smallest) from the environment; every byte arrives both ways',
-    async ({ stores, smallest, pieces }) => {
+    'takes its chunk size ($chunk), depth, lane count, stores ($stores) and smallest piece ($smallest) from the environment; every byte arrives both ways',
+    async ({ chunk, stores, smallest, pieces }) => {
       const { runNode } = await import('./run-node.js');
       const run = runNode(
         `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
@@ -347,11 +349,11 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        buffer.free();
        console.log([s.liveStreams - base.liveStreams, s.liveEvents - base.liveEvents, s.liveAllocations - base.liveAllocations, memcpys].join(' '));`,
         {
-          RMMJS_STAGED_CHUNK: String(1 << 20),
+          RMMJS_STAGED_CHUNK: chunk,
           RMMJS_STAGED_DEPTH: '3',
           RMMJS_STAGED_THREADS: '3',
           RMMJS_STAGED_STORES: stores,
-          ...(smallest === undefined ? {} : { RMMJS_STAGED_SMALLEST: smallest }),
+          ...(smallest === 'default' ? {} : { RMMJS_STAGED_SMALLEST: smallest }),
         },
       );
       expect(run.stderr).toBe('');

@@ -23,9 +23,8 @@
 
 namespace rmmjs {
 
-// Storage on whole cache lines of its own (a table's slot count is a power of two from 16, and a
-// slot a multiple of 8 bytes): two tables that two threads write side by side, the shards below,
-// would otherwise share the line between their slots and slow each other down.
+// Storage on whole cache lines of its own: two tables that two threads write side by side, the
+// shards below, would otherwise share a line between their slots and slow each other down.
 template <class T>
 struct CacheLineAllocator {
   using value_type = T;
@@ -33,7 +32,10 @@ struct CacheLineAllocator {
   CacheLineAllocator() = default;
   template <class U>
   CacheLineAllocator(const CacheLineAllocator<U>&) noexcept {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
+  T* allocate(std::size_t n) {
+    if (n > (SIZE_MAX - 63) / sizeof(T)) throw std::bad_alloc();
+    return static_cast<T*>(::operator new((n * sizeof(T) + 63) / 64 * 64, kAlignment));
+  }
   void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, kAlignment); }
   template <class U>
   bool operator==(const CacheLineAllocator<U>&) const noexcept {
@@ -98,11 +100,9 @@ class PointerTable {
     return length;
   }
 
-  // Whether the slots take whole cache lines of their own (or there are none yet): for tests.
-  bool SlotsOnOwnLines() const {
-    const auto at = reinterpret_cast<std::uintptr_t>(slots_.data());
-    return slots_.empty() || (at % 64 == 0 && slots_.size() * sizeof(Slot) % 64 == 0);
-  }
+  // Whether the slots take whole cache lines of their own (or there are none yet): for tests. They
+  // start on a line, and CacheLineAllocator rounds their storage up to whole lines.
+  bool SlotsOnOwnLines() const { return reinterpret_cast<std::uintptr_t>(slots_.data()) % 64 == 0; }
 
   template <class Visit>
   void ForEach(Visit&& visit) const {
@@ -192,7 +192,9 @@ class ShardedPointerTable {
 
  private:
   // Two threads whose blocks fall in one shard meet on its lock at every allocation and free (half
-  // the pair rate of one thread alone): 256 shards make that 1 chance in 256 for two blocks.
+  // the pair rate of one thread alone): 256 shards make that 1 chance in 256 for two blocks. The
+  // cost: 16 KiB per table, and size() and ForEach take 256 locks (a thread other than a shard's
+  // owner revokes its bias the first time, with a process-wide barrier).
   static constexpr unsigned kShardBits = 8;
   static constexpr std::size_t kShards = std::size_t{1} << kShardBits;
   struct alignas(64) Shard {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -32,19 +33,26 @@ rmmjs_CUdeviceptr DevicePtr(const void* ptr) { return reinterpret_cast<rmmjs_CUd
 
 // The shape of the staging, read once from internal environment variables (for tuning on a given
 // machine; a value out of range is ignored with a warning in the debug log):
-//   RMMJS_STAGED_CHUNK    bytes per pinned chunk (64 KiB to 1 GiB; default 2 MiB)
-//   RMMJS_STAGED_DEPTH    pinned chunks per lane, the DMAs one lane keeps in flight (1 to 16; default 3)
+//   RMMJS_STAGED_CHUNK    bytes per pinned chunk (64 KiB to 1 GiB, rounded down to a multiple of
+//                         64 KiB; default 2 MiB)
+//   RMMJS_STAGED_DEPTH    pinned chunks per lane, the DMAs one lane keeps in flight (1 to 16;
+//                         default 3)
 //   RMMJS_STAGED_THREADS  lanes: threads doing host memcpy, each with its own stream (1 to 64;
 //                         default three quarters of the cores, 1 to 12)
 //   RMMJS_STAGED_STORES   which host memcpys write with streaming stores (StreamingCopy) instead of
 //                         the C library's memcpy: 1 into the caller's memory (device->host), 2 into
 //                         the pinned chunks (host->device), 3 both, 0 neither (default 1)
-//   RMMJS_STAGED_SMALLEST bytes of the first and last pieces of a copy (64 KiB to 1 GiB, at most a
+//   RMMJS_STAGED_SMALLEST the smallest piece, where a copy's pieces start and, with several lanes,
+//                         end (64 KiB to 1 GiB, rounded down to a multiple of 64 KiB, at most a
 //                         chunk; default 256 KiB; a chunk's size makes every piece a chunk)
 // The defaults are the H200 host's best (tooling/scripts/copy-sweep.mjs): a pinned chunk the DMA is
 // about to read is best left in the cache (cached stores), the caller's memory is not read again
 // soon (streaming stores); 2 MiB chunks three deep per lane keep both ways within a few percent of
 // the best point, where 8 MiB chunks lose a third.
+// Chunks and pieces are whole multiples of it (but for a copy's last piece).
+constexpr size_t kGranule = size_t{64} << 10;
+constexpr int kMaxDepth = 16;  // RMMJS_STAGED_DEPTH's most
+
 struct StagingShape {
   size_t chunk_bytes;
   size_t smallest_piece;
@@ -72,14 +80,15 @@ const StagingShape& Shape() {
     unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     int default_lanes = static_cast<int>(std::clamp(cores * 3 / 4, 1u, 12u));
     int64_t streaming = EnvInteger("RMMJS_STAGED_STORES", 1, 0, 3);
-    size_t chunk =
-        static_cast<size_t>(EnvInteger("RMMJS_STAGED_CHUNK", int64_t{2} << 20, int64_t{64} << 10, int64_t{1} << 30));
-    size_t smallest = static_cast<size_t>(
-        EnvInteger("RMMJS_STAGED_SMALLEST", int64_t{256} << 10, int64_t{64} << 10, int64_t{1} << 30));
+    size_t chunk = static_cast<size_t>(EnvInteger("RMMJS_STAGED_CHUNK", int64_t{2} << 20, kGranule, int64_t{1} << 30)) /
+                   kGranule * kGranule;
+    size_t smallest =
+        static_cast<size_t>(EnvInteger("RMMJS_STAGED_SMALLEST", int64_t{256} << 10, kGranule, int64_t{1} << 30)) /
+        kGranule * kGranule;
     return StagingShape{
         chunk,
         std::min(smallest, chunk),
-        static_cast<int>(EnvInteger("RMMJS_STAGED_DEPTH", 3, 1, 16)),
+        static_cast<int>(EnvInteger("RMMJS_STAGED_DEPTH", 3, 1, kMaxDepth)),
         static_cast<int>(EnvInteger("RMMJS_STAGED_THREADS", default_lanes, 1, 64)),
         (streaming & 1) != 0,
         (streaming & 2) != 0,
@@ -209,7 +218,7 @@ class PieceCursor {
   PieceCursor(size_t bytes, size_t lanes, const StagingShape& shape)
       : bytes_(bytes), lanes_(lanes), chunk_(shape.chunk_bytes), smallest_(shape.smallest_piece) {}
 
-  // The next piece, or false when the whole copy has been handed out.
+  // The next piece, or false when the whole copy has been handed out (or cancelled).
   bool Claim(size_t* offset, size_t* length) {
     size_t start = next_.load(std::memory_order_relaxed);
     do {
@@ -220,12 +229,14 @@ class PieceCursor {
     return true;
   }
 
+  // No more pieces: a lane failed, and the copy reports that error rather than finish.
+  void Cancel() { next_.store(bytes_, std::memory_order_relaxed); }
+
  private:
   size_t LengthAt(size_t start) const {
-    constexpr size_t kGranule = size_t{64} << 10;
     const size_t remaining = bytes_ - start;
     size_t length = std::min(std::max(start / 2, smallest_), (remaining + lanes_ - 1) / lanes_);
-    length = std::clamp(length, smallest_, chunk_) / kGranule * kGranule;  // smallest_ >= kGranule
+    length = std::clamp(length, smallest_, chunk_);  // both whole granules
     // What would be left is less than a granule: it goes with this piece when the chunk holds both.
     if (remaining <= chunk_ && remaining - std::min(length, remaining) < kGranule) return remaining;
     return std::min(length, remaining);
@@ -257,7 +268,7 @@ rmmjs_status RunLane(CopyDirection direction, Lane& lane, PieceCursor& cursor, c
     }
   } else {
     // The piece each pinned chunk is fetching (length 0: none).
-    std::vector<std::pair<size_t, size_t>> fetching(depth, {0, 0});
+    std::array<std::pair<size_t, size_t>, kMaxDepth> fetching{};
     auto fetch = [&](size_t b) -> rmmjs_status {
       if (!cursor.Claim(&offset, &length)) return RMMJS_OK;
       fetching[b] = {offset, length};
@@ -320,6 +331,7 @@ rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_pt
     statuses[index] = RunLane(direction, stager.lanes[index], cursor, static_cast<char*>(device_ptr),
                               static_cast<char*>(host_ptr), device);
     if (statuses[index] != RMMJS_OK) {
+      cursor.Cancel();
       messages[index] = ErrorMessage();  // thread-local: carry it to the calling thread
       codes[index] = ErrorCudaCode();
     }
