@@ -304,9 +304,26 @@ export class DeviceBuffer implements Disposable {
       typestr: '|u1',
       version: 3,
     };
-    const handle = this.stream.handle;
+    const handle = this.#streamHandle();
     if (handle !== 0n) cai.stream = handle;
     return cai;
+  }
+
+  // The handle of the buffer's stream. The buffer holds a reference of its own, so the stream lives
+  // on after the Stream object it was given is disposed (by its CudaStreamPool, say): the handle
+  // then comes from that reference.
+  #streamHandle(): bigint {
+    try {
+      return this.stream.handle;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'ERR_RMM_DISPOSED' || this.#native === null) throw error;
+    }
+    const own = native.bufferStream(this.#native);
+    try {
+      return native.streamHandle(own);
+    } finally {
+      native.streamDispose(own);
+    }
   }
 
   /** Bytes allocated (>= size). */

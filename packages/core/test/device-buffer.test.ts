@@ -186,6 +186,26 @@ describe('DeviceBuffer', () => {
     expect(onStream.cudaArrayInterface.stream).toBe(stream.handle);
   });
 
+  // Found by the fuzzer (tooling/fuzz, seed 353644665): a buffer on a stream of a CudaStreamPool that
+  // was disposed threw ERR_RMM_DISPOSED from cudaArrayInterface, while the buffer itself still works.
+  it("cudaArrayInterface gives the buffer's stream after its Stream object was disposed", () => {
+    const stream = new Stream();
+    const handle = stream.handle;
+    const buffer = track(DeviceBuffer.toDevice(pattern(7, 8), stream));
+    stream[Symbol.dispose]();
+    expect(buffer.cudaArrayInterface).toEqual({
+      data: [buffer.ptr, false],
+      shape: [7],
+      strides: null,
+      typestr: '|u1',
+      version: 3,
+      stream: handle,
+    });
+    const copy = track(new DeviceBuffer({ size: 7 }));
+    copy.copyFromDevice(buffer);
+    expectBytes(copy.toBytes(), pattern(7, 8));
+  });
+
   it('prefetch is a no-op for memory that is not managed', () => {
     const buffer = track(DeviceBuffer.toDevice(pattern(64, 7)));
     buffer.prefetch();
