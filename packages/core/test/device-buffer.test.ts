@@ -172,15 +172,18 @@ describe('DeviceBuffer', () => {
     expectBytes(buffer.toBytes().subarray(0, 10), pattern(10, 6));
   });
 
+  // The interface of a buffer's 7 bytes, without a stream.
+  const bytesOf7 = (buffer: DeviceBuffer) => ({
+    data: [buffer.ptr, false],
+    shape: [7],
+    strides: null,
+    typestr: '|u1',
+    version: 3,
+  });
+
   it('cudaArrayInterface describes the bytes (version 3)', () => {
     const buffer = track(new DeviceBuffer({ size: 7 }));
-    expect(buffer.cudaArrayInterface).toEqual({
-      data: [buffer.ptr, false],
-      shape: [7],
-      strides: null,
-      typestr: '|u1',
-      version: 3,
-    });
+    expect(buffer.cudaArrayInterface).toEqual(bytesOf7(buffer));
     using stream = new Stream();
     const onStream = track(new DeviceBuffer({ size: 7, stream }));
     expect(onStream.cudaArrayInterface.stream).toBe(stream.handle);
@@ -193,14 +196,7 @@ describe('DeviceBuffer', () => {
     const handle = stream.handle;
     const buffer = track(DeviceBuffer.toDevice(pattern(7, 8), stream));
     stream[Symbol.dispose]();
-    expect(buffer.cudaArrayInterface).toEqual({
-      data: [buffer.ptr, false],
-      shape: [7],
-      strides: null,
-      typestr: '|u1',
-      version: 3,
-      stream: handle,
-    });
+    expect(buffer.cudaArrayInterface).toEqual({ ...bytesOf7(buffer), stream: handle });
     const copy = track(new DeviceBuffer({ size: 7 }));
     copy.copyFromDevice(buffer);
     expectBytes(copy.toBytes(), pattern(7, 8));
