@@ -5,7 +5,7 @@ import { DeviceMemoryResource, resourceHandle, wrapResource } from './device-mem
 import { invalidArgType, invalidArgValue, RMMError } from './errors.js';
 import { native, type BufferGuardHandle, type BufferNative, type MemoryHandle, type StreamNative } from './native.js';
 import { retryAfterReclaim, withReclaim } from './reclaim.js';
-import { adoptStream, DEFAULT_STREAM, Stream, streamArg } from './stream.js';
+import { adoptStream, DEFAULT_STREAM, handleUnlessDisposed, Stream, streamArg } from './stream.js';
 import { makeToken, tokenId, type TransferredBufferToken } from './tokens.js';
 import { validateInteger, validateOptions, validateSize } from './validate.js';
 
@@ -313,11 +313,8 @@ export class DeviceBuffer implements Disposable {
   // on after the Stream object it was given is disposed (by its CudaStreamPool, say): the handle
   // then comes from that reference.
   #streamHandle(): bigint {
-    try {
-      return this.stream.handle;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'ERR_RMM_DISPOSED' || this.#native === null) throw error;
-    }
+    const handle = handleUnlessDisposed(this.stream);
+    if (handle !== undefined) return handle;
     const own = native.bufferStream(this.#native);
     try {
       return native.streamHandle(own);

@@ -150,8 +150,8 @@ export function streamArg(stream: unknown, name = 'stream'): StreamNative | unde
   throw invalidArgType(name, 'an instance of Stream', stream);
 }
 
-// A Stream's handle, or undefined once it was disposed.
-function handleUnlessDisposed(stream: Stream): bigint | undefined {
+/** A Stream's handle, or undefined once it was disposed. */
+export function handleUnlessDisposed(stream: Stream): bigint | undefined {
   try {
     return stream.handle;
   } catch (error) {
