@@ -1,16 +1,17 @@
 // Tunes the staged pageable copies (packages/core/src/native/staged_copy.cc): measures host<->device
-// copies of pageable memory over a grid of chunk sizes, chunks in flight per lane and lanes (memcpy
-// threads), store kinds (1 streaming stores into host memory, 2 into the pinned chunks, 3 both, 0 the
-// C library's memcpy everywhere) and the size of a copy's first and last pieces, each point in a child
-// process (the staging is made once per process, from the internal variables RMMJS_STAGED_CHUNK,
-// RMMJS_STAGED_DEPTH, RMMJS_STAGED_THREADS, RMMJS_STAGED_STORES, RMMJS_STAGED_SMALLEST), with the measurement
+// copies of pageable memory over a grid of chunk sizes (the longest DMA), chunks in the pinned ring,
+// piece sizes (the longest host memcpy), lanes (memcpy threads), store kinds (1 streaming stores into
+// host memory, 2 into the pinned chunks, 3 both, 0 the C library's memcpy everywhere) and the size of a
+// copy's first and last spans, each point in a child process (the staging is made once per process,
+// from the internal variables RMMJS_STAGED_CHUNK, RMMJS_STAGED_DEPTH, RMMJS_STAGED_PIECE,
+// RMMJS_STAGED_THREADS, RMMJS_STAGED_STORES, RMMJS_STAGED_SMALLEST), with the measurement
 // `rmmjs bench` and the repository's benchmark script use (benchCopies of @rmmjs/cli: 256 MiB, the
-// median of 3 after a warm-up). Prints a table against the pinned copies of the same process, and the
+// median of 7 after a warm-up). Prints a table against the pinned copies of the same process, and the
 // best point.
 //
 //   node tooling/scripts/copy-sweep.mjs [--quick] [--json file]
-//     [--chunks 1,2,4] [--depths 2,3] [--threads 6,12,18] [--stores 1,0,3]
-//     [--smallest 256,1024]     (chunks in MiB, smallest pieces in KiB: a chunk's size is no ramp)
+//     [--chunks 4,8,16] [--depths 6,8,12] [--pieces 1024] [--threads 6,12,18] [--stores 1,0,3]
+//     [--smallest 512]     (chunks in MiB, pieces and smallest spans in KiB: a chunk's size is no ramp)
 //
 // On a GPU; --quick (32 MiB copies) is for trying the script on the fake driver.
 import { spawnSync } from 'node:child_process';
@@ -35,8 +36,9 @@ if (args.includes('--child')) {
 
 const quick = args.includes('--quick');
 const jsonPath = option('--json', undefined);
-const chunks = list('--chunks', '1,2,4');
-const depths = list('--depths', '2,3');
+const chunks = list('--chunks', '4,8,16');
+const depths = list('--depths', '6,8,12');
+const pieces = list('--pieces', '1024');
 // The default lane count (three quarters of the cores, 1 to 12), and a third of that again either way.
 const defaultLanes = Math.min(12, Math.max(1, Math.floor((availableParallelism() * 3) / 4)));
 const threads = list(
@@ -44,11 +46,15 @@ const threads = list(
   [...new Set([Math.max(1, Math.round(defaultLanes / 2)), defaultLanes, Math.round(defaultLanes * 1.5)])].join(','),
 );
 const stores = list('--stores', '1');
-const smallests = list('--smallest', '256');
+const smallests = list('--smallest', '512');
 const grid = chunks.flatMap((chunk) =>
   depths.flatMap((depth) =>
-    threads.flatMap((lanes) =>
-      stores.flatMap((streaming) => smallests.map((smallest) => ({ chunk, depth, lanes, streaming, smallest }))),
+    pieces.flatMap((piece) =>
+      threads.flatMap((lanes) =>
+        stores.flatMap((streaming) =>
+          smallests.map((smallest) => ({ chunk, depth, piece, lanes, streaming, smallest })),
+        ),
+      ),
     ),
   ),
 );
@@ -57,7 +63,12 @@ if (grid.length > 24) {
   process.exit(2);
 }
 const isDefault = (p) =>
-  p.chunk === 2 && p.depth === 3 && p.lanes === defaultLanes && p.streaming === 1 && p.smallest === 256;
+  p.chunk === 8 &&
+  p.depth === 8 &&
+  p.piece === 1024 &&
+  p.lanes === defaultLanes &&
+  p.streaming === 1 &&
+  p.smallest === 512;
 
 const script = fileURLToPath(import.meta.url);
 function measure(point) {
@@ -65,6 +76,7 @@ function measure(point) {
     ...process.env,
     RMMJS_STAGED_CHUNK: String(point.chunk * MiB),
     RMMJS_STAGED_DEPTH: String(point.depth),
+    RMMJS_STAGED_PIECE: String(point.piece * 1024),
     RMMJS_STAGED_THREADS: String(point.lanes),
     RMMJS_STAGED_STORES: String(point.streaming),
     RMMJS_STAGED_SMALLEST: String(point.smallest * 1024),
@@ -96,6 +108,7 @@ console.log(
 const header = [
   'chunk MiB',
   'depth',
+  'piece KiB',
   'lanes',
   'streaming',
   'first KiB',
@@ -114,7 +127,9 @@ for (const point of grid) {
   const r = measure(point);
   results.push(r);
   if (r.error) {
-    const where = [r.chunk, r.depth, r.lanes, r.streaming, r.smallest].map((v) => String(v).padStart(11)).join('');
+    const where = [r.chunk, r.depth, r.piece, r.lanes, r.streaming, r.smallest]
+      .map((v) => String(v).padStart(11))
+      .join('');
     console.log(`${where}   failed: ${r.error}`);
     continue;
   }
@@ -123,6 +138,7 @@ for (const point of grid) {
   const cells = [
     String(r.chunk),
     String(r.depth),
+    String(r.piece),
     String(r.lanes),
     String(r.streaming),
     String(r.smallest),
@@ -146,7 +162,7 @@ if (best === undefined) {
   process.exitCode = 1;
 } else {
   console.log(
-    `\nbest: RMMJS_STAGED_CHUNK=${best.chunk * MiB} RMMJS_STAGED_DEPTH=${best.depth} RMMJS_STAGED_THREADS=${best.lanes} RMMJS_STAGED_STORES=${best.streaming} RMMJS_STAGED_SMALLEST=${best.smallest * 1024}` +
+    `\nbest: RMMJS_STAGED_CHUNK=${best.chunk * MiB} RMMJS_STAGED_DEPTH=${best.depth} RMMJS_STAGED_PIECE=${best.piece * 1024} RMMJS_STAGED_THREADS=${best.lanes} RMMJS_STAGED_STORES=${best.streaming} RMMJS_STAGED_SMALLEST=${best.smallest * 1024}` +
       ` (${best.chunk} MiB x ${best.depth} x ${best.lanes} lanes): h2d ${fmt(best.h2d)} GB/s (${fmt(best.h2dRatio, 3)} of pinned),` +
       ` d2h ${fmt(best.d2h)} GB/s (${fmt(best.d2hRatio, 3)} of pinned); target >= 0.9 each way (${seconds} s)`,
   );

@@ -291,7 +291,7 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        const buffer = new core.DeviceBuffer({ size });
        const base = fakeCuda.stats();
        const out = [];
-       for (const [symbol, nth] of [['cuMemHostAlloc', 3], ['cuStreamCreateWithPriority', 2], ['cuEventCreate', 2]]) {
+       for (const [symbol, nth] of [['cuMemHostAlloc', 3], ['cuStreamCreateWithPriority', 1], ['cuEventCreate', 2]]) {
          fakeCuda.failNext(symbol, nth, 'CUDA_ERROR_OUT_OF_MEMORY');
          buffer.copyFromHost(pattern(size, nth));
          fakeCuda.clearFaults();
@@ -309,8 +309,8 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        console.log(out.join(','));`,
       { RMMJS_STAGED_THREADS: '2' },
     );
-    // Each failed attempt is a warning and leaves nothing; then 2 lanes: 2 streams, 1 + 2*3 events,
-    // 2*3 pinned chunks.
+    // Each failed attempt is a warning and leaves nothing; then the ring: 1 stream, 1 + 8 events,
+    // 8 pinned chunks (the default depth; the lanes only copy on the host).
     const warnings = run.stderr.split('\n').filter(Boolean);
     expect(warnings).toHaveLength(6);
     for (const line of warnings) {
@@ -318,26 +318,25 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
         'the pinned staging buffers for host copies could not be made (tried again by the next large copy)',
       );
     }
-    expect(run.stdout).toBe('0 0 0,0 0 0,0 0 0,2 7 6');
+    expect(run.stdout).toBe('0 0 0,0 0 0,0 0 0,1 9 8');
   });
 
-  // Pieces of 20 MiB + 12345 B in chunks of 1 MiB over 3 lanes: from 256 KiB by half again up to a
-  // chunk (0.25 0.25 0.25 0.375 0.5625 0.8125), 15 chunks, down to 256 KiB again over the last 3 MiB
-  // (0.8125 0.5625 0.375 0.25 0.25), and a last piece of 256 KiB + 12345 B (what would be left after
-  // 256 KiB is less than 64 KiB, so it goes with it): 27.
-  // With the smallest piece a chunk: 20 chunks and 12345 B: 21. Sizes that are not whole 64 KiB
-  // are rounded down: 1100000 B to 1 MiB, 300000 B to 256 KiB.
+  // Spans (one DMA each) of 20 MiB + 12345 B in chunks of 1 MiB: from 512 KiB, each half of what
+  // lies before it, up to a chunk (0.5 0.5 0.5 0.75), 16 chunks, then half of what is left, down to
+  // 512 KiB again (0.875 0.5), and the last 0.387 MiB: 23. With the smallest span a chunk: 20 chunks
+  // and 12345 B: 21. Sizes that are not whole 64 KiB are rounded down: 1100000 B to 1 MiB, 550000 B
+  // to 512 KiB (unrounded, they would make 22 spans).
   it.each([
-    { chunk: String(1 << 20), stores: '0', smallest: 'default', pieces: 27 },
-    { chunk: String(1 << 20), stores: '3', smallest: String(1 << 20), pieces: 21 },
-    { chunk: '1100000', stores: '1', smallest: '300000', pieces: 27 },
+    { chunk: String(1 << 20), stores: '0', smallest: 'default', spans: 23 },
+    { chunk: String(1 << 20), stores: '3', smallest: String(1 << 20), spans: 21 },
+    { chunk: '1100000', stores: '1', smallest: '550000', spans: 23 },
   ])(
-    'takes its chunk size ($chunk), depth, lane count, stores ($stores) and smallest piece ($smallest) from the environment; every byte arrives both ways',
-    async ({ chunk, stores, smallest, pieces }) => {
+    'takes its chunk size ($chunk), depth, piece, lane count, stores ($stores) and smallest span ($smallest) from the environment; every byte arrives both ways',
+    async ({ chunk, stores, smallest, spans }) => {
       const { runNode } = await import('./run-node.js');
       const run = runNode(
         `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
-       const size = (20 << 20) + 12345; // chunks of 1 MiB over 3 lanes: uneven lanes, a short last chunk
+       const size = (20 << 20) + 12345; // 3 chunks of 1 MiB, each reused: a short last span and piece
        const buffer = new core.DeviceBuffer({ size });
        const base = fakeCuda.stats();
        buffer.copyFromHost(pattern(size, 5));
@@ -351,14 +350,15 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
         {
           RMMJS_STAGED_CHUNK: chunk,
           RMMJS_STAGED_DEPTH: '3',
+          RMMJS_STAGED_PIECE: String(192 << 10),
           RMMJS_STAGED_THREADS: '3',
           RMMJS_STAGED_STORES: stores,
           ...(smallest === 'default' ? {} : { RMMJS_STAGED_SMALLEST: smallest }),
         },
       );
       expect(run.stderr).toBe('');
-      // 3 lanes: 3 streams, 1 + 3*3 events, 3*3 pinned chunks; one DMA per piece.
-      expect(run.stdout).toBe(`3 10 9 ${pieces}`);
+      // 1 stream, 1 + 3 events, 3 pinned chunks; one DMA per span.
+      expect(run.stdout).toBe(`1 4 3 ${spans}`);
     },
   );
 
@@ -380,12 +380,14 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
         RMMJS_STAGED_THREADS: '2',
         RMMJS_STAGED_STORES: '4',
         RMMJS_STAGED_SMALLEST: '1000',
+        RMMJS_STAGED_PIECE: '-1',
       },
     );
     expect(run.stderr).toContain('RMMJS_STAGED_STORES=4 is not an integer from 0 to 3: ignored');
-    expect(run.stderr).toContain('RMMJS_STAGED_DEPTH=0 is not an integer from 1 to 16: ignored');
+    expect(run.stderr).toContain('RMMJS_STAGED_DEPTH=0 is not an integer from 1 to 64: ignored');
     expect(run.stderr).toContain('RMMJS_STAGED_CHUNK=4MiB is not an integer from 65536 to 1073741824: ignored');
     expect(run.stderr).toContain('RMMJS_STAGED_SMALLEST=1000 is not an integer from 65536 to 1073741824: ignored');
-    expect(run.stdout).toBe('2 6'); // the defaults: 3 chunks in each of 2 lanes
+    expect(run.stderr).toContain('RMMJS_STAGED_PIECE=-1 is not an integer from 65536 to 1073741824: ignored');
+    expect(run.stdout).toBe('1 8'); // the defaults: 1 stream, 8 pinned chunks
   });
 });

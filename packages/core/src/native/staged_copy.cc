@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -33,29 +32,34 @@ rmmjs_CUdeviceptr DevicePtr(const void* ptr) { return reinterpret_cast<rmmjs_CUd
 
 // The shape of the staging, read once from internal environment variables (for tuning on a given
 // machine; a value out of range is ignored with a warning in the debug log):
-//   RMMJS_STAGED_CHUNK    bytes per pinned chunk (64 KiB to 1 GiB, rounded down to a multiple of
-//                         64 KiB; default 2 MiB)
-//   RMMJS_STAGED_DEPTH    pinned chunks per lane, the DMAs one lane keeps in flight (1 to 16;
-//                         default 3)
-//   RMMJS_STAGED_THREADS  lanes: threads doing host memcpy, each with its own stream (1 to 64;
-//                         default three quarters of the cores, 1 to 12)
+//   RMMJS_STAGED_CHUNK    bytes per pinned chunk, the most one DMA moves (64 KiB to 1 GiB, rounded
+//                         down to a multiple of 64 KiB; default 8 MiB)
+//   RMMJS_STAGED_DEPTH    pinned chunks in the ring: DMAs queued and spans being filled or emptied
+//                         (1 to 64; default 8)
+//   RMMJS_STAGED_PIECE    the most one host memcpy moves (64 KiB to 1 GiB, rounded down to a
+//                         multiple of 64 KiB; default 1 MiB)
+//   RMMJS_STAGED_THREADS  lanes: threads doing host memcpy (1 to 64; default three quarters of the
+//                         cores, 1 to 12)
 //   RMMJS_STAGED_STORES   which host memcpys write with streaming stores (StreamingCopy) instead of
 //                         the C library's memcpy: 1 into the caller's memory (device->host), 2 into
 //                         the pinned chunks (host->device), 3 both, 0 neither (default 1)
-//   RMMJS_STAGED_SMALLEST the smallest piece, where a copy's pieces start and, with several lanes,
-//                         end (64 KiB to 1 GiB, rounded down to a multiple of 64 KiB, at most a
-//                         chunk; default 256 KiB; a chunk's size makes every piece a chunk)
-// The defaults are the H200 host's best (tooling/scripts/copy-sweep.mjs): a pinned chunk the DMA is
-// about to read is best left in the cache (cached stores), the caller's memory is not read again
-// soon (streaming stores); 2 MiB chunks three deep per lane keep both ways within a few percent of
-// the best point, where 8 MiB chunks lose a third.
-// Chunks and pieces are whole multiples of it (but for a copy's last piece).
+//   RMMJS_STAGED_SMALLEST the shortest span (one DMA), where a copy's spans start and end (64 KiB to
+//                         1 GiB, rounded down to a multiple of 64 KiB, at most a chunk; default
+//                         512 KiB; a chunk's size makes every span a chunk)
+// The defaults are the H200 host's best (tooling/scripts/copy-sweep.mjs). A DMA has a fixed cost:
+// pinned copies in 2 MiB pieces reach 0.93 of one whole copy, in 8 MiB pieces 0.98. So the DMAs
+// move whole 8 MiB chunks while the lanes fill or empty them in pieces of 1 MiB; eight chunks let
+// the memcpys run ahead of the DMA by several spans. A pinned chunk the DMA is about to read is
+// best left in the cache (cached stores); the caller's memory is not read again soon (streaming
+// stores).
+// Chunks, spans and pieces are whole multiples of it (but for a copy's last span and a span's last
+// piece).
 constexpr size_t kGranule = size_t{64} << 10;
-constexpr int kMaxDepth = 16;  // RMMJS_STAGED_DEPTH's most
 
 struct StagingShape {
   size_t chunk_bytes;
-  size_t smallest_piece;
+  size_t piece_bytes;
+  size_t smallest_span;
   int depth;
   int lanes;
   bool streaming_to_host;
@@ -75,20 +79,24 @@ int64_t EnvInteger(const char* name, int64_t fallback, int64_t min, int64_t max)
   return value;
 }
 
+// A size variable, rounded down to whole granules.
+size_t EnvBytes(const char* name, int64_t fallback) {
+  return static_cast<size_t>(EnvInteger(name, fallback, kGranule, int64_t{1} << 30)) / kGranule * kGranule;
+}
+
 const StagingShape& Shape() {
   static const StagingShape shape = [] {
     unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     int default_lanes = static_cast<int>(std::clamp(cores * 3 / 4, 1u, 12u));
     int64_t streaming = EnvInteger("RMMJS_STAGED_STORES", 1, 0, 3);
-    size_t chunk = static_cast<size_t>(EnvInteger("RMMJS_STAGED_CHUNK", int64_t{2} << 20, kGranule, int64_t{1} << 30)) /
-                   kGranule * kGranule;
-    size_t smallest =
-        static_cast<size_t>(EnvInteger("RMMJS_STAGED_SMALLEST", int64_t{256} << 10, kGranule, int64_t{1} << 30)) /
-        kGranule * kGranule;
+    size_t chunk = EnvBytes("RMMJS_STAGED_CHUNK", int64_t{8} << 20);
+    size_t piece = EnvBytes("RMMJS_STAGED_PIECE", int64_t{1} << 20);
+    size_t smallest = EnvBytes("RMMJS_STAGED_SMALLEST", int64_t{512} << 10);
     return StagingShape{
         chunk,
+        std::min(piece, chunk),
         std::min(smallest, chunk),
-        static_cast<int>(EnvInteger("RMMJS_STAGED_DEPTH", 3, 1, kMaxDepth)),
+        static_cast<int>(EnvInteger("RMMJS_STAGED_DEPTH", 8, 1, 64)),
         static_cast<int>(EnvInteger("RMMJS_STAGED_THREADS", default_lanes, 1, 64)),
         (streaming & 1) != 0,
         (streaming & 2) != 0,
@@ -117,19 +125,15 @@ void PrepareDestination(char* host, size_t bytes) {
   if (!in_place) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
 }
 
-// One lane: a non-blocking stream and `depth` pinned chunks, each with an event marking when the
-// DMA that uses it has finished.
-struct Lane {
-  rmmjs_CUstream stream = nullptr;
-  std::vector<void*> pinned;
-  std::vector<rmmjs_CUevent> done;
-};
-
-// The staging resources of one device, made on first use and kept for the process. A creation
-// that fails leaves nothing behind and is tried again by the next staged copy.
+// The staging resources of one device, made on first use and kept for the process: a ring of
+// `depth` pinned chunks, each with an event marking when the last DMA that used it has finished,
+// and the one stream every DMA of a staged copy goes on. A creation that fails leaves nothing behind
+// and is tried again by the next staged copy.
 struct DeviceStager {
   std::mutex mutex;  // one staged copy at a time per device
-  std::vector<Lane> lanes;
+  rmmjs_CUstream stream = nullptr;
+  std::vector<void*> chunks;
+  std::vector<rmmjs_CUevent> done;
   rmmjs_CUevent start = nullptr;
   bool created = false;
 };
@@ -140,46 +144,42 @@ struct DeviceStager {
     if (rmmjs_cu_result_ != RMMJS_CUDA_SUCCESS) return CudaFailure(rmmjs_cu_result_, name); \
   } while (0)
 
-rmmjs_status CreateLanes(DeviceStager& stager) {
+rmmjs_status CreateRing(DeviceStager& stager) {
   const rmmjs_driver_api* cu = DriverApi();
   RMMJS_CU(cu->cuEventCreate(&stager.start, RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  RMMJS_CU(cu->cuStreamCreateWithPriority(&stager.stream, RMMJS_CU_STREAM_NON_BLOCKING, 0),
+           "cuStreamCreateWithPriority");
   const StagingShape& shape = Shape();
-  stager.lanes.resize(shape.lanes);
-  for (Lane& lane : stager.lanes) {
-    RMMJS_CU(cu->cuStreamCreateWithPriority(&lane.stream, RMMJS_CU_STREAM_NON_BLOCKING, 0),
-             "cuStreamCreateWithPriority");
-    lane.pinned.resize(shape.depth, nullptr);
-    lane.done.resize(shape.depth, nullptr);
-    for (int b = 0; b < shape.depth; b++) {
-      RMMJS_CU(cu->cuMemHostAlloc(&lane.pinned[b], shape.chunk_bytes, RMMJS_CU_MEMHOSTALLOC_PORTABLE),
-               "cuMemHostAlloc");
-      RMMJS_CU(cu->cuEventCreate(&lane.done[b], RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-    }
+  stager.chunks.resize(shape.depth, nullptr);
+  stager.done.resize(shape.depth, nullptr);
+  for (int slot = 0; slot < shape.depth; slot++) {
+    RMMJS_CU(cu->cuMemHostAlloc(&stager.chunks[slot], shape.chunk_bytes, RMMJS_CU_MEMHOSTALLOC_PORTABLE),
+             "cuMemHostAlloc");
+    RMMJS_CU(cu->cuEventCreate(&stager.done[slot], RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate");
   }
   return RMMJS_OK;
 }
 
 // Destroys what a failed creation made (nothing ran on it yet).
-void DestroyLanes(DeviceStager& stager) {
+void DestroyRing(DeviceStager& stager) {
   const rmmjs_driver_api* cu = DriverApi();
-  for (Lane& lane : stager.lanes) {
-    for (rmmjs_CUevent done : lane.done) {
-      if (done != nullptr) cu->cuEventDestroy(done);
-    }
-    for (void* pinned : lane.pinned) {
-      if (pinned != nullptr) cu->cuMemFreeHost(pinned);
-    }
-    if (lane.stream != nullptr) cu->cuStreamDestroy(lane.stream);
+  for (rmmjs_CUevent done : stager.done) {
+    if (done != nullptr) cu->cuEventDestroy(done);
   }
-  stager.lanes.clear();
+  for (void* chunk : stager.chunks) {
+    if (chunk != nullptr) cu->cuMemFreeHost(chunk);
+  }
+  stager.done.clear();
+  stager.chunks.clear();
+  if (stager.stream != nullptr) cu->cuStreamDestroy(std::exchange(stager.stream, nullptr));
   if (stager.start != nullptr) cu->cuEventDestroy(std::exchange(stager.start, nullptr));
 }
 
 rmmjs_status Create(DeviceStager& stager, int device) {
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
-  rmmjs_status status = CreateLanes(stager);
-  if (status != RMMJS_OK) DestroyLanes(stager);
+  rmmjs_status status = CreateRing(stager);
+  if (status != RMMJS_OK) DestroyRing(stager);
   stager.created = status == RMMJS_OK;
   return status;
 }
@@ -206,91 +206,160 @@ DeviceStager& StagerFor(int device) {
   return *slot;
 }
 
-// Hands the pieces of one copy to its lanes, in address order, as each lane is ready for one (a lane
-// the scheduler holds back takes fewer pieces instead of delaying the end). A piece's length depends
-// only on where it starts: the first ones are small, so that the first DMA starts after a short memcpy
-// rather than a whole chunk's; each then holds half as much as all the pieces before it, up to a
-// chunk; over the last chunk per lane they shrink again (a lane's share of what is left), so that
-// the lanes finish together and the last DMA is short. Whole 64 KiB multiples, but for the copy's
-// last piece.
-class PieceCursor {
- public:
-  PieceCursor(size_t bytes, size_t lanes, const StagingShape& shape)
-      : bytes_(bytes), lanes_(lanes), chunk_(shape.chunk_bytes), smallest_(shape.smallest_piece) {}
+// How one copy is cut up. Spans are what one DMA moves, each through one pinned chunk (span i
+// through chunk i % depth); pieces are what one host memcpy moves, a span's pieces filled or emptied
+// by whichever lanes are free, so that the DMAs stay long while many lanes share each span. A span's
+// length depends only on where it starts: half of what lies before it or after it, whichever is
+// less, from the smallest span up to a chunk (so the first DMA starts, and the last memcpy of a
+// device->host copy ends, after a short span rather than a whole chunk's). A span's pieces are its
+// share for each lane, from 64 KiB up to the largest piece.
+struct Span {
+  size_t start;
+  size_t length;
+  size_t first_piece;  // index of its first piece among the copy's
+  size_t piece;        // length of its pieces (but the last)
+};
 
-  // The next piece, or false when the whole copy has been handed out (or cancelled).
-  bool Claim(size_t* offset, size_t* length) {
-    size_t start = next_.load(std::memory_order_relaxed);
-    do {
-      if (start >= bytes_) return false;
-      *length = LengthAt(start);
-    } while (!next_.compare_exchange_weak(start, start + *length, std::memory_order_relaxed));
-    *offset = start;
-    return true;
+std::vector<Span> CutIntoSpans(size_t bytes, size_t lanes, const StagingShape& shape) {
+  std::vector<Span> spans;
+  size_t start = 0;
+  size_t pieces = 0;
+  while (start < bytes) {
+    const size_t remaining = bytes - start;
+    size_t length =
+        std::clamp(std::min(start, remaining) / 2 / kGranule * kGranule, shape.smallest_span, shape.chunk_bytes);
+    // What would be left is less than a granule: it goes with this span when the chunk holds both.
+    if (remaining <= shape.chunk_bytes && remaining - std::min(length, remaining) < kGranule) length = remaining;
+    length = std::min(length, remaining);
+    size_t piece = std::clamp((length / lanes + kGranule - 1) / kGranule * kGranule, kGranule, shape.piece_bytes);
+    spans.push_back(Span{start, length, pieces, piece});
+    pieces += (length + piece - 1) / piece;
+    start += length;
+  }
+  spans.push_back(Span{bytes, 0, pieces, 0});  // the end: its first piece is the copy's piece count
+  return spans;
+}
+
+// The state the lanes of one copy share. Each chunk records which span last had its DMA queued in
+// it (-1: none yet), so that a lane about to use a chunk for span i first waits until span i - depth
+// (host->device: the previous span filled into it) or span i (device->host: the one it fetches) was
+// queued, and then for that DMA's event.
+class StagedCopyState {
+ public:
+  StagedCopyState(CopyDirection direction, DeviceStager& stager, char* device_ptr, char* host_ptr, size_t bytes,
+                  size_t lanes)
+      : direction_(direction),
+        stager_(stager),
+        device_ptr_(device_ptr),
+        host_ptr_(host_ptr),
+        spans_(CutIntoSpans(bytes, lanes, Shape())),
+        counted_(spans_.size() - 1),
+        queued_(stager.chunks.size()) {
+    for (auto& bytes_done : counted_) bytes_done.store(0, std::memory_order_relaxed);
+    for (auto& span : queued_) span.store(-1, std::memory_order_relaxed);
+  }
+
+  size_t span_count() const { return spans_.size() - 1; }
+  size_t piece_count() const { return spans_.back().first_piece; }
+
+  // Queues span i's DMA through its chunk (device->host: fetching it; host->device: once filled).
+  rmmjs_status QueueDma(size_t i) {
+    const rmmjs_driver_api* cu = DriverApi();
+    const Span& span = spans_[i];
+    const size_t slot = i % stager_.chunks.size();
+    auto device = DevicePtr(device_ptr_ + span.start);
+    auto chunk = DevicePtr(stager_.chunks[slot]);
+    if (direction_ == CopyDirection::kHostToDevice) {
+      RMMJS_CU(cu->cuMemcpyAsync(device, chunk, span.length, stager_.stream), "cuMemcpyAsync");
+    } else {
+      RMMJS_CU(cu->cuMemcpyAsync(chunk, device, span.length, stager_.stream), "cuMemcpyAsync");
+    }
+    RMMJS_CU(cu->cuEventRecord(stager_.done[slot], stager_.stream), "cuEventRecord");
+    queued_[slot].store(static_cast<int64_t>(i), std::memory_order_release);
+    return RMMJS_OK;
+  }
+
+  // One lane: pieces in address order until none is left (or another lane failed).
+  rmmjs_status RunLane() {
+    const rmmjs_driver_api* cu = DriverApi();
+    const bool to_device = direction_ == CopyDirection::kHostToDevice;
+    auto* copy = (to_device ? Shape().streaming_to_device : Shape().streaming_to_host) ? StreamingCopy : std::memcpy;
+    const size_t depth = stager_.chunks.size();
+    size_t i = 0;  // the span of the piece in hand; pieces only move forward
+    for (;;) {
+      const size_t index = next_piece_.fetch_add(1, std::memory_order_relaxed);
+      if (index >= piece_count()) return RMMJS_OK;
+      while (spans_[i + 1].first_piece <= index) i++;
+      const Span& span = spans_[i];
+      const size_t offset = (index - span.first_piece) * span.piece;
+      const size_t length = std::min(span.piece, span.length - offset);
+      const size_t slot = i % depth;
+      char* pinned = static_cast<char*>(stager_.chunks[slot]) + offset;
+      char* host = host_ptr_ + span.start + offset;
+      if (to_device) {
+        if (i >= depth) {
+          if (!AwaitQueued(slot, i - depth)) return RMMJS_OK;
+          RMMJS_CU(cu->cuEventSynchronize(stager_.done[slot]), "cuEventSynchronize");  // chunk free
+        }
+        copy(pinned, host, length);
+      } else {
+        PrepareDestination(host, length);
+        if (!AwaitQueued(slot, i)) return RMMJS_OK;
+        RMMJS_CU(cu->cuEventSynchronize(stager_.done[slot]), "cuEventSynchronize");  // chunk fetched
+        copy(host, pinned, length);
+      }
+      // The lane that completes a span moves it on: its DMA, or (device->host) the fetch of the
+      // span that uses its chunk next.
+      if (counted_[i].fetch_add(length, std::memory_order_acq_rel) + length == span.length) {
+        if (to_device) {
+          RMMJS_TRY(QueueDma(i));
+        } else if (i + depth < span_count()) {
+          RMMJS_TRY(QueueDma(i + depth));
+        }
+      }
+    }
   }
 
   // No more pieces: a lane failed, and the copy reports that error rather than finish.
-  void Cancel() { next_.store(bytes_, std::memory_order_relaxed); }
+  void Cancel() {
+    failed_.store(true, std::memory_order_relaxed);
+    next_piece_.store(piece_count(), std::memory_order_relaxed);
+  }
 
  private:
-  size_t LengthAt(size_t start) const {
-    const size_t remaining = bytes_ - start;
-    size_t length = std::min(std::max(start / 2, smallest_), (remaining + lanes_ - 1) / lanes_);
-    length = std::clamp(length, smallest_, chunk_);  // both whole granules
-    // What would be left is less than a granule: it goes with this piece when the chunk holds both.
-    if (remaining <= chunk_ && remaining - std::min(length, remaining) < kGranule) return remaining;
-    return std::min(length, remaining);
+  // Waits until span `i`'s DMA was queued in `slot` (spans of a chunk are queued in order, each
+  // only after the one before it was filled or emptied); false if another lane failed meanwhile.
+  // The wait is short: the lanes finishing that span's other pieces, each at most a piece's memcpy.
+  bool AwaitQueued(size_t slot, size_t i) {
+    for (int spins = 0; queued_[slot].load(std::memory_order_acquire) < static_cast<int64_t>(i); spins++) {
+      if (failed_.load(std::memory_order_relaxed)) return false;
+      if (spins < 64) {
+        CpuRelax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    return true;
   }
 
-  const size_t bytes_, lanes_, chunk_, smallest_;
-  std::atomic<size_t> next_{0};
+  static void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+
+  const CopyDirection direction_;
+  DeviceStager& stager_;
+  char* const device_ptr_;
+  char* const host_ptr_;
+  const std::vector<Span> spans_;
+  std::vector<std::atomic<size_t>> counted_;  // per span: bytes filled (host->device) or emptied
+  std::vector<std::atomic<int64_t>> queued_;  // per chunk: the last span whose DMA was queued in it
+  std::atomic<size_t> next_piece_{0};
+  std::atomic<bool> failed_{false};
 };
-
-// One lane's share of a copy: pieces from `cursor` until none is left, through the lane's `depth`
-// pinned chunks in turn, so that up to `depth` DMAs of the lane are queued while it copies on the host.
-rmmjs_status RunLane(CopyDirection direction, Lane& lane, PieceCursor& cursor, char* device_ptr, char* host_ptr,
-                     int device) {
-  const rmmjs_driver_api* cu = DriverApi();
-  ContextScope scope(device);
-  RMMJS_TRY(scope.status());
-  const size_t depth = lane.pinned.size();
-  size_t offset = 0;
-  size_t length = 0;
-  if (direction == CopyDirection::kHostToDevice) {
-    auto* copy = Shape().streaming_to_device ? StreamingCopy : std::memcpy;
-    for (size_t b = 0;; b = (b + 1) % depth) {
-      RMMJS_CU(cu->cuEventSynchronize(lane.done[b]), "cuEventSynchronize");  // its last DMA ended
-      if (!cursor.Claim(&offset, &length)) break;
-      copy(lane.pinned[b], host_ptr + offset, length);
-      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(device_ptr + offset), DevicePtr(lane.pinned[b]), length, lane.stream),
-               "cuMemcpyAsync");
-      RMMJS_CU(cu->cuEventRecord(lane.done[b], lane.stream), "cuEventRecord");
-    }
-  } else {
-    // The piece each pinned chunk is fetching (length 0: none).
-    std::array<std::pair<size_t, size_t>, kMaxDepth> fetching{};
-    auto fetch = [&](size_t b) -> rmmjs_status {
-      if (!cursor.Claim(&offset, &length)) return RMMJS_OK;
-      fetching[b] = {offset, length};
-      RMMJS_CU(cu->cuMemcpyAsync(DevicePtr(lane.pinned[b]), DevicePtr(device_ptr + offset), length, lane.stream),
-               "cuMemcpyAsync");
-      RMMJS_CU(cu->cuEventRecord(lane.done[b], lane.stream), "cuEventRecord");
-      return RMMJS_OK;
-    };
-    auto* copy = Shape().streaming_to_host ? StreamingCopy : std::memcpy;
-    for (size_t b = 0; b < depth; b++) RMMJS_TRY(fetch(b));
-    // A pinned chunk is fetched into again as soon as it was copied out.
-    for (size_t b = 0; fetching[b].second != 0; b = (b + 1) % depth) {
-      auto [piece_offset, piece_length] = std::exchange(fetching[b], {0, 0});
-      PrepareDestination(host_ptr + piece_offset, piece_length);
-      RMMJS_CU(cu->cuEventSynchronize(lane.done[b]), "cuEventSynchronize");
-      copy(host_ptr + piece_offset, lane.pinned[b], piece_length);
-      RMMJS_TRY(fetch(b));
-    }
-  }
-  RMMJS_CU(cu->cuStreamSynchronize(lane.stream), "cuStreamSynchronize");
-  return RMMJS_OK;
-}
 
 }  // namespace
 
@@ -314,36 +383,45 @@ rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_pt
     return UnstagedCopy(direction, device_ptr, host_ptr, bytes, stream, device);
   }
   const rmmjs_driver_api* cu = DriverApi();
-  {
-    // Order the lanes after the work already queued on the caller's stream.
-    ContextScope scope(device);
-    RMMJS_TRY(scope.status());
-    RMMJS_CU(cu->cuEventRecord(stager.start, reinterpret_cast<rmmjs_CUstream>(stream)), "cuEventRecord");
-    for (Lane& lane : stager.lanes) RMMJS_CU(cu->cuStreamWaitEvent(lane.stream, stager.start, 0), "cuStreamWaitEvent");
+  ContextScope scope(device);
+  RMMJS_TRY(scope.status());
+  // Order the DMAs after the work already queued on the caller's stream.
+  RMMJS_CU(cu->cuEventRecord(stager.start, reinterpret_cast<rmmjs_CUstream>(stream)), "cuEventRecord");
+  RMMJS_CU(cu->cuStreamWaitEvent(stager.stream, stager.start, 0), "cuStreamWaitEvent");
+  StagedCopyState state(direction, stager, static_cast<char*>(device_ptr), static_cast<char*>(host_ptr), bytes,
+                        static_cast<size_t>(Shape().lanes));
+  int lanes = static_cast<int>(std::min<size_t>(static_cast<size_t>(Shape().lanes), state.piece_count()));
+  rmmjs_status status = RMMJS_OK;
+  if (direction == CopyDirection::kDeviceToHost) {
+    // Every chunk starts fetching its first span.
+    for (size_t i = 0; i < std::min(state.span_count(), stager.chunks.size()) && status == RMMJS_OK; i++) {
+      status = state.QueueDma(i);
+    }
   }
-  const size_t chunk_bytes = Shape().chunk_bytes;
-  int lanes = static_cast<int>(std::min(stager.lanes.size(), (bytes + chunk_bytes - 1) / chunk_bytes));
-  PieceCursor cursor(bytes, static_cast<size_t>(lanes), Shape());
-  std::vector<rmmjs_status> statuses(lanes, RMMJS_OK);
+  std::vector<rmmjs_status> statuses(lanes, status);
   std::vector<std::string> messages(lanes);
   std::vector<int> codes(lanes, 0);
-  ParallelFor(lanes, [&](int index) {
-    statuses[index] = RunLane(direction, stager.lanes[index], cursor, static_cast<char*>(device_ptr),
-                              static_cast<char*>(host_ptr), device);
-    if (statuses[index] != RMMJS_OK) {
-      cursor.Cancel();
-      messages[index] = ErrorMessage();  // thread-local: carry it to the calling thread
-      codes[index] = ErrorCudaCode();
-    }
-  });
-  for (int index = 0; index < lanes; index++) {
-    if (statuses[index] != RMMJS_OK) {
-      // Let the other lanes' work drain before reporting (their buffers are reused next time).
-      ContextScope scope(device);
-      for (Lane& lane : stager.lanes) cu->cuStreamSynchronize(lane.stream);
-      return SetError(statuses[index], codes[index], messages[index]);
-    }
+  if (status == RMMJS_OK) {
+    ParallelFor(lanes, [&](int index) {
+      ContextScope lane_scope(device);
+      statuses[index] = lane_scope.status() != RMMJS_OK ? lane_scope.status() : state.RunLane();
+      if (statuses[index] != RMMJS_OK) {
+        state.Cancel();
+        messages[index] = ErrorMessage();  // thread-local: carry it to the calling thread
+        codes[index] = ErrorCudaCode();
+      }
+    });
+  } else {
+    messages.assign(lanes, ErrorMessage());
+    codes.assign(lanes, ErrorCudaCode());
   }
+  // The DMAs queued so far finish before the chunks are used again (and, on success, the copy is
+  // complete on return).
+  int synchronized = cu->cuStreamSynchronize(stager.stream);
+  for (int index = 0; index < lanes; index++) {
+    if (statuses[index] != RMMJS_OK) return SetError(statuses[index], codes[index], messages[index]);
+  }
+  if (synchronized != RMMJS_CUDA_SUCCESS) return CudaFailure(synchronized, "cuStreamSynchronize");
   return RMMJS_OK;
 }
 

@@ -1,7 +1,7 @@
 // Copies between pageable host memory and a device through pinned staging buffers. The driver
 // stages pageable copies itself, on one thread, chunk after chunk (~8-10 GB/s on an H200 host);
-// here several lanes, each with its own stream and a few pinned chunks, overlap the DMA of one
-// piece with the host memcpy of the next, on several threads.
+// here a ring of pinned chunks overlaps the DMAs of some chunks with the host memcpys that fill or
+// empty others, each chunk shared by several threads (lanes).
 #pragma once
 
 #include <cstddef>
