@@ -13,6 +13,11 @@
 //     [--chunks 4,8,16] [--depths 6,8,12] [--pieces 1024] [--threads 6,12,18] [--stores 1,0,3]
 //     [--smallest 512]     (chunks in MiB, pieces and smallest spans in KiB: a chunk's size is no ramp)
 //
+//   node tooling/scripts/copy-sweep.mjs --dma [--quick]
+//     what a DMA's own cost is, the floor under any chunk size: pinned copies of 256 MiB queued on
+//     one stream as pieces of 1 to 32 MiB, against one whole copy (on the H200 host: 0.86 of it in
+//     1 MiB pieces, 0.93 in 2 MiB, 0.98 in 8 MiB, 0.99 in 16 MiB)
+//
 // On a GPU; --quick (32 MiB copies) is for trying the script on the fake driver.
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -31,6 +36,52 @@ if (args.includes('--child')) {
   const rows = {};
   benchCopies((group, name, value) => (rows[name] = value), args.includes('--quick'), core.cuda.isAvailable());
   console.log(JSON.stringify(rows));
+  process.exit(0);
+}
+
+if (args.includes('--dma')) {
+  const { DeviceBuffer, PinnedHostMemoryResource, Stream } = await import('@rmmjs/core');
+  const { median } = await import('@rmmjs/cli');
+  const size = (args.includes('--quick') ? 32 : 256) * MiB;
+  const pinned = new PinnedHostMemoryResource();
+  const host = new DeviceBuffer({ size, mr: pinned });
+  const device = new DeviceBuffer({ size });
+  const stream = new Stream();
+  // A piece of `buffer` as a 1-D array of bytes: what copyFromDevice takes.
+  const slice = (buffer, offset, bytes) => ({
+    __cuda_array_interface__: {
+      data: [buffer.ptr + BigInt(offset), false],
+      shape: [bytes],
+      typestr: '|u1',
+      version: 3,
+    },
+  });
+  // GB/s of the whole size queued as pieces on one stream (each piece lands at the start of `into`:
+  // where it lands does not change what a DMA costs).
+  const rate = (from, into, piece) =>
+    median(() => {
+      const start = process.hrtime.bigint();
+      for (let offset = 0; offset < size; offset += piece) {
+        into.copyFromDevice(slice(from, offset, Math.min(piece, size - offset)), stream);
+      }
+      stream.synchronize();
+      return size / Number(process.hrtime.bigint() - start);
+    }, 7);
+  console.log(`copy-sweep --dma: pinned copies of ${size / MiB} MiB in pieces on one stream\n`);
+  console.log(['piece MiB', 'h2d GB/s', 'd2h GB/s', 'h2d/whole', 'd2h/whole'].map((h) => h.padStart(11)).join(''));
+  const wholeH2d = rate(host, device, size);
+  const wholeD2h = rate(device, host, size);
+  console.log(['whole', wholeH2d.toFixed(1), wholeD2h.toFixed(1), '1', '1'].map((c) => c.padStart(11)).join(''));
+  for (const pieceMiB of [1, 2, 4, 8, 16, 32].filter((n) => n * MiB < size)) {
+    const h2d = rate(host, device, pieceMiB * MiB);
+    const d2h = rate(device, host, pieceMiB * MiB);
+    const cells = [pieceMiB, h2d.toFixed(1), d2h.toFixed(1), (h2d / wholeH2d).toFixed(3), (d2h / wholeD2h).toFixed(3)];
+    console.log(cells.map((c) => String(c).padStart(11)).join(''));
+  }
+  device.free();
+  host.free();
+  stream[Symbol.dispose]();
+  pinned[Symbol.dispose]();
   process.exit(0);
 }
 

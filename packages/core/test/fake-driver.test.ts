@@ -289,16 +289,31 @@ describe.runIf(onFake())('on the fake driver', () => {
     expect(thrown(() => new SamHeadroomMemoryResource(0)).code).toBe('ERR_RMM_LOGIC');
   });
 
-  it('a failure in a staged (large) copy is a CudaError and the next one works', () => {
-    const size = 24 << 20;
-    const buffer = new DeviceBuffer({ size });
-    buffer.copyFromHost(pattern(size, 6));
-    // The first staged copy made the pinned staging buffers, which stay for the process.
-    liveBefore = fakeCuda.stats().liveAllocations - 1;
-    fakeCuda.failNext('cuMemcpyAsync', 2, CUDA_ERROR_INVALID_VALUE);
-    expect(thrown(() => buffer.copyFromHost(pattern(size, 7))).cudaErrorName).toBe('CUDA_ERROR_INVALID_VALUE');
-    buffer.copyFromHost(pattern(size, 8));
-    expectBytes(buffer.toBytes(), pattern(size, 8));
-    buffer.free();
-  });
+  it.each([
+    { direction: 'host->device', symbol: 'cuMemcpyAsync', nth: 2 }, // a span's DMA, queued by a lane
+    { direction: 'host->device', symbol: 'cuEventRecord', nth: 3 }, // a span's event, recorded by a lane
+    { direction: 'device->host', symbol: 'cuMemcpyAsync', nth: 1 }, // the first fetch, before the lanes start
+    { direction: 'device->host', symbol: 'cuEventSynchronize', nth: 2 }, // a lane waiting for a fetch
+  ])(
+    'a failing $symbol (call $nth) in a staged (large) $direction copy is a CudaError and the next copy works',
+    ({ direction, symbol, nth }) => {
+      const size = 24 << 20;
+      const buffer = new DeviceBuffer({ size });
+      buffer.copyFromHost(pattern(size, 6));
+      // The first staged copy made the pinned staging buffers, which stay for the process.
+      liveBefore = fakeCuda.stats().liveAllocations - 1;
+      fakeCuda.failNext(symbol, nth, CUDA_ERROR_INVALID_VALUE);
+      const copy =
+        direction === 'host->device'
+          ? () => buffer.copyFromHost(pattern(size, 7))
+          : () => buffer.copyToHost(new Uint8Array(size));
+      const error = thrown(copy);
+      expect(error.cudaErrorName).toBe('CUDA_ERROR_INVALID_VALUE');
+      expect(error.message).toContain(symbol);
+      fakeCuda.clearFaults();
+      buffer.copyFromHost(pattern(size, 8));
+      expectBytes(buffer.toBytes(), pattern(size, 8));
+      buffer.free();
+    },
+  );
 });

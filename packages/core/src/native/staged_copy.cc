@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -45,7 +48,7 @@ rmmjs_CUdeviceptr DevicePtr(const void* ptr) { return reinterpret_cast<rmmjs_CUd
 //                         the pinned chunks (host->device), 3 both, 0 neither (default 1)
 //   RMMJS_STAGED_SMALLEST the shortest span (one DMA), where a copy's spans start and end (64 KiB to
 //                         1 GiB, rounded down to a multiple of 64 KiB, at most a chunk; default
-//                         512 KiB; a chunk's size makes every span a chunk)
+//                         512 KiB; a chunk's size makes every span but the last a chunk)
 // The defaults are the H200 host's best (tooling/scripts/copy-sweep.mjs). A DMA has a fixed cost:
 // pinned copies in 2 MiB pieces reach 0.93 of one whole copy, in 8 MiB pieces 0.98. So the DMAs
 // move whole 8 MiB chunks while the lanes fill or empty them in pieces of 1 MiB; eight chunks let
@@ -111,7 +114,8 @@ const StagingShape& Shape() {
 
 // Host memory a device->host copy is about to write: pages that were never touched (a new
 // Uint8Array) would each fault on the memcpy's first write, after the DMA; they are faulted in now,
-// while the DMA runs. Memory already in place is left alone (one mincore per chunk tells).
+// while the DMA runs. Memory already in place is left alone (mincore of a piece's first and last
+// pages tells).
 void PrepareDestination(char* host, size_t bytes) {
   static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   uintptr_t begin = (reinterpret_cast<uintptr_t>(host) + page - 1) & ~(page - 1);
@@ -276,6 +280,7 @@ class StagedCopyState {
     }
     RMMJS_CU(cu->cuEventRecord(stager_.done[slot], stager_.stream), "cuEventRecord");
     queued_[slot].store(static_cast<int64_t>(i), std::memory_order_release);
+    WakeWaiters();
     return RMMJS_OK;
   }
 
@@ -324,22 +329,39 @@ class StagedCopyState {
   void Cancel() {
     failed_.store(true, std::memory_order_relaxed);
     next_piece_.store(piece_count(), std::memory_order_relaxed);
+    WakeWaiters();
   }
 
  private:
   // Waits until span `i`'s DMA was queued in `slot` (spans of a chunk are queued in order, each
   // only after the one before it was filled or emptied); false if another lane failed meanwhile.
-  // The wait is short: the lanes finishing that span's other pieces, each at most a piece's memcpy.
+  // Usually short: the lanes finishing that span's other pieces (host->device), or the DMA of the
+  // span before it in the chunk and its emptying (device->host); so it spins, then yields, and only
+  // a wait of over a millisecond (the caller's stream still busy with earlier work) sleeps.
   bool AwaitQueued(size_t slot, size_t i) {
-    for (int spins = 0; queued_[slot].load(std::memory_order_acquire) < static_cast<int64_t>(i); spins++) {
-      if (failed_.load(std::memory_order_relaxed)) return false;
+    auto ready = [&] { return queued_[slot].load(std::memory_order_acquire) >= static_cast<int64_t>(i); };
+    auto failed = [&] { return failed_.load(std::memory_order_relaxed); };
+    const auto sleep_after = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+    for (unsigned spins = 0; !ready(); spins++) {
+      if (failed()) return false;
       if (spins < 64) {
         CpuRelax();
-      } else {
-        std::this_thread::yield();
+        continue;
       }
+      if (spins % 64 == 0 && std::chrono::steady_clock::now() >= sleep_after) {
+        std::unique_lock<std::mutex> lock(wait_mutex_);
+        queued_or_failed_.wait(lock, [&] { return ready() || failed(); });
+        return !failed();
+      }
+      std::this_thread::yield();
     }
     return true;
+  }
+
+  // Wakes the lanes sleeping in AwaitQueued (the mutex orders this after a sleeper's last check).
+  void WakeWaiters() {
+    { std::lock_guard<std::mutex> lock(wait_mutex_); }
+    queued_or_failed_.notify_all();
   }
 
   static void CpuRelax() {
@@ -359,6 +381,43 @@ class StagedCopyState {
   std::vector<std::atomic<int64_t>> queued_;  // per chunk: the last span whose DMA was queued in it
   std::atomic<size_t> next_piece_{0};
   std::atomic<bool> failed_{false};
+  std::mutex wait_mutex_;
+  std::condition_variable queued_or_failed_;
+};
+
+// The first failure among a copy's lanes, the one the copy reports.
+class FirstFailure {
+ public:
+  // `message` null: out of host memory (nothing more to say, and no memory to say it with).
+  void Record(rmmjs_status status, int cuda_code, const char* message) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (status_ != RMMJS_OK) return;
+    status_ = status;
+    cuda_code_ = cuda_code;
+    try {
+      message_ = message != nullptr ? message : "";
+    } catch (...) {
+      message_.clear();
+    }
+  }
+
+  bool failed() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return status_ != RMMJS_OK;
+  }
+
+  // Sets the error on the calling thread and returns its status.
+  rmmjs_status Report() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (message_.empty()) return SetError(status_, cuda_code_, "out of host memory during a staged copy");
+    return SetError(status_, cuda_code_, message_);
+  }
+
+ private:
+  std::mutex mutex_;
+  rmmjs_status status_ = RMMJS_OK;
+  int cuda_code_ = 0;
+  std::string message_;
 };
 
 }  // namespace
@@ -385,42 +444,58 @@ rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_pt
   const rmmjs_driver_api* cu = DriverApi();
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
+  // Everything the copy allocates, before its first DMA is queued: from then on, the stream is
+  // synchronized before this returns, whatever happens (the chunks are used again by the next copy).
+  std::unique_ptr<StagedCopyState> state;
+  FirstFailure failure;
+  std::function<void(int)> lane;
+  try {
+    state = std::make_unique<StagedCopyState>(direction, stager, static_cast<char*>(device_ptr),
+                                              static_cast<char*>(host_ptr), bytes, static_cast<size_t>(Shape().lanes));
+    lane = [&](int) {
+      // Nothing may escape a staging thread: a CUDA error's message that cannot be made is reported
+      // as out of host memory.
+      rmmjs_status status = RMMJS_OK;
+      bool out_of_memory = false;
+      try {
+        ContextScope lane_scope(device);
+        status = lane_scope.status() != RMMJS_OK ? lane_scope.status() : state->RunLane();
+      } catch (...) {
+        status = RMMJS_ERR_OUT_OF_MEMORY;
+        out_of_memory = true;
+      }
+      if (status != RMMJS_OK) {
+        state->Cancel();
+        // ErrorMessage() is thread-local: carry it to the calling thread.
+        failure.Record(status, out_of_memory ? 0 : ErrorCudaCode(), out_of_memory ? nullptr : ErrorMessage());
+      }
+    };
+  } catch (const std::bad_alloc&) {
+    return SetError(RMMJS_ERR_OUT_OF_MEMORY, "out of host memory for a staged copy");
+  }
   // Order the DMAs after the work already queued on the caller's stream.
   RMMJS_CU(cu->cuEventRecord(stager.start, reinterpret_cast<rmmjs_CUstream>(stream)), "cuEventRecord");
   RMMJS_CU(cu->cuStreamWaitEvent(stager.stream, stager.start, 0), "cuStreamWaitEvent");
-  StagedCopyState state(direction, stager, static_cast<char*>(device_ptr), static_cast<char*>(host_ptr), bytes,
-                        static_cast<size_t>(Shape().lanes));
-  int lanes = static_cast<int>(std::min<size_t>(static_cast<size_t>(Shape().lanes), state.piece_count()));
-  rmmjs_status status = RMMJS_OK;
   if (direction == CopyDirection::kDeviceToHost) {
     // Every chunk starts fetching its first span.
-    for (size_t i = 0; i < std::min(state.span_count(), stager.chunks.size()) && status == RMMJS_OK; i++) {
-      status = state.QueueDma(i);
+    for (size_t i = 0; i < std::min(state->span_count(), stager.chunks.size()); i++) {
+      rmmjs_status status = state->QueueDma(i);
+      if (status != RMMJS_OK) {
+        failure.Record(status, ErrorCudaCode(), ErrorMessage());
+        break;
+      }
     }
   }
-  std::vector<rmmjs_status> statuses(lanes, status);
-  std::vector<std::string> messages(lanes);
-  std::vector<int> codes(lanes, 0);
-  if (status == RMMJS_OK) {
-    ParallelFor(lanes, [&](int index) {
-      ContextScope lane_scope(device);
-      statuses[index] = lane_scope.status() != RMMJS_OK ? lane_scope.status() : state.RunLane();
-      if (statuses[index] != RMMJS_OK) {
-        state.Cancel();
-        messages[index] = ErrorMessage();  // thread-local: carry it to the calling thread
-        codes[index] = ErrorCudaCode();
-      }
-    });
-  } else {
-    messages.assign(lanes, ErrorMessage());
-    codes.assign(lanes, ErrorCudaCode());
+  if (!failure.failed()) {
+    int lanes = static_cast<int>(std::min<size_t>(static_cast<size_t>(Shape().lanes), state->piece_count()));
+    try {
+      ParallelFor(lanes, lane);
+    } catch (...) {  // a staging thread could not be started; none ran
+      failure.Record(RMMJS_ERR_OUT_OF_MEMORY, 0, nullptr);
+    }
   }
-  // The DMAs queued so far finish before the chunks are used again (and, on success, the copy is
-  // complete on return).
   int synchronized = cu->cuStreamSynchronize(stager.stream);
-  for (int index = 0; index < lanes; index++) {
-    if (statuses[index] != RMMJS_OK) return SetError(statuses[index], codes[index], messages[index]);
-  }
+  if (failure.failed()) return failure.Report();
   if (synchronized != RMMJS_CUDA_SUCCESS) return CudaFailure(synchronized, "cuStreamSynchronize");
   return RMMJS_OK;
 }
