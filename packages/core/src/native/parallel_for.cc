@@ -19,26 +19,39 @@ class ThreadPool {
 
   void Run(int count, const std::function<void(int)>& fn) {
     std::unique_lock<std::mutex> run_lock(run_mutex_);  // one parallel job at a time
+    Grow(count - 1);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = &fn;
-      next_ = 1;  // the caller runs index 0
+      next_ = 0;
       count_ = count;
       pending_ = count;
-      Grow(count - 1);
       generation_++;
     }
     wake_.notify_all();
-    Execute(0);
+    // The caller runs indices too: index 0 at least, and all of them when no thread could be started.
     std::unique_lock<std::mutex> lock(mutex_);
+    while (next_ < count_) {
+      int index = next_++;
+      lock.unlock();
+      Execute(index);
+      lock.lock();
+    }
     done_.wait(lock, [&] { return pending_ == 0; });
     job_ = nullptr;
   }
 
  private:
+  // Up to `wanted` threads; fewer when the system cannot start more (the caller then runs more of
+  // the indices itself). Called without mutex_ held, before a job is published.
   void Grow(int wanted) {
+    std::lock_guard<std::mutex> lock(mutex_);
     while (static_cast<int>(threads_.size()) < wanted) {
-      threads_.emplace_back([this] { Work(); });
+      try {
+        threads_.emplace_back([this] { Work(); });
+      } catch (...) {  // std::system_error (no more threads) or std::bad_alloc
+        return;
+      }
       threads_.back().detach();
     }
   }

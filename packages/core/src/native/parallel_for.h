@@ -6,7 +6,8 @@
 namespace rmmjs {
 
 // Runs fn(i) for every i in [0, count) on up to `count` threads (the calling thread included)
-// and returns when all have finished.
+// and returns when all have finished. Where the system cannot start enough threads, the calling
+// thread runs the indices left over.
 void ParallelFor(int count, const std::function<void(int)>& fn);
 
 }  // namespace rmmjs

@@ -182,7 +182,7 @@ void DestroyRing(DeviceStager& stager) {
 rmmjs_status Create(DeviceStager& stager, int device) {
   ContextScope scope(device);
   RMMJS_TRY(scope.status());
-  rmmjs_status status = CreateRing(stager);
+  rmmjs_status status = GuardHostMemory("the pinned staging buffers", [&] { return CreateRing(stager); });
   if (status != RMMJS_OK) DestroyRing(stager);
   stager.created = status == RMMJS_OK;
   return status;
@@ -341,13 +341,14 @@ class StagedCopyState {
   bool AwaitQueued(size_t slot, size_t i) {
     auto ready = [&] { return queued_[slot].load(std::memory_order_acquire) >= static_cast<int64_t>(i); };
     auto failed = [&] { return failed_.load(std::memory_order_relaxed); };
-    const auto sleep_after = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+    std::chrono::steady_clock::time_point sleep_after;
     for (unsigned spins = 0; !ready(); spins++) {
       if (failed()) return false;
       if (spins < 64) {
         CpuRelax();
         continue;
       }
+      if (spins == 64) sleep_after = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
       if (spins % 64 == 0 && std::chrono::steady_clock::now() >= sleep_after) {
         std::unique_lock<std::mutex> lock(wait_mutex_);
         queued_or_failed_.wait(lock, [&] { return ready() || failed(); });
@@ -396,7 +397,9 @@ class FirstFailure {
     cuda_code_ = cuda_code;
     try {
       message_ = message != nullptr ? message : "";
-    } catch (...) {
+    } catch (...) {  // no memory to keep the message: that is what is reported
+      status_ = RMMJS_ERR_OUT_OF_MEMORY;
+      cuda_code_ = 0;
       message_.clear();
     }
   }
@@ -406,11 +409,11 @@ class FirstFailure {
     return status_ != RMMJS_OK;
   }
 
-  // Sets the error on the calling thread and returns its status.
+  // Sets the error on the calling thread and returns its status (once).
   rmmjs_status Report() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (message_.empty()) return SetError(status_, cuda_code_, "out of host memory during a staged copy");
-    return SetError(status_, cuda_code_, message_);
+    if (message_.empty()) return FailOutOfHostMemory("a staged copy");
+    return SetError(status_, cuda_code_, std::move(message_));
   }
 
  private:
@@ -419,6 +422,72 @@ class FirstFailure {
   int cuda_code_ = 0;
   std::string message_;
 };
+
+// Synchronizes the ring's stream when a copy ends, however it ends (an error, an exception): the
+// chunks are used again by the next copy.
+class SynchronizeAtEnd {
+ public:
+  explicit SynchronizeAtEnd(rmmjs_CUstream stream) : stream_(stream) {}
+  SynchronizeAtEnd(const SynchronizeAtEnd&) = delete;
+  SynchronizeAtEnd& operator=(const SynchronizeAtEnd&) = delete;
+  ~SynchronizeAtEnd() {
+    if (stream_ != nullptr) DriverApi()->cuStreamSynchronize(stream_);
+  }
+  int Now() { return DriverApi()->cuStreamSynchronize(std::exchange(stream_, nullptr)); }
+
+ private:
+  rmmjs_CUstream stream_;
+};
+
+rmmjs_status CopyThroughRing(CopyDirection direction, DeviceStager& stager, void* device_ptr, void* host_ptr,
+                             size_t bytes, rmmjs_stream stream, int device) {
+  const rmmjs_driver_api* cu = DriverApi();
+  ContextScope scope(device);
+  RMMJS_TRY(scope.status());
+  StagedCopyState state(direction, stager, static_cast<char*>(device_ptr), static_cast<char*>(host_ptr), bytes,
+                        static_cast<size_t>(Shape().lanes));
+  FirstFailure failure;
+  const std::function<void(int)> lane = [&](int) {
+    // Nothing may escape a staging thread (it would end the process): a CUDA error's message that
+    // cannot be made is reported as out of host memory.
+    rmmjs_status status = RMMJS_OK;
+    bool out_of_memory = false;
+    try {
+      ContextScope lane_scope(device);
+      status = lane_scope.status() != RMMJS_OK ? lane_scope.status() : state.RunLane();
+    } catch (...) {
+      status = RMMJS_ERR_OUT_OF_MEMORY;
+      out_of_memory = true;
+    }
+    if (status != RMMJS_OK) {
+      state.Cancel();
+      // ErrorMessage() is thread-local: carry it to the calling thread.
+      failure.Record(status, out_of_memory ? 0 : ErrorCudaCode(), out_of_memory ? nullptr : ErrorMessage());
+    }
+  };
+  // Order the DMAs after the work already queued on the caller's stream.
+  RMMJS_CU(cu->cuEventRecord(stager.start, reinterpret_cast<rmmjs_CUstream>(stream)), "cuEventRecord");
+  RMMJS_CU(cu->cuStreamWaitEvent(stager.stream, stager.start, 0), "cuStreamWaitEvent");
+  // From the first DMA on, no early return: the stream is synchronized before the copy ends.
+  SynchronizeAtEnd synchronize(stager.stream);
+  if (direction == CopyDirection::kDeviceToHost) {
+    // Every chunk starts fetching its first span.
+    for (size_t i = 0; i < std::min(state.span_count(), stager.chunks.size()); i++) {
+      rmmjs_status queued = state.QueueDma(i);
+      if (queued != RMMJS_OK) {
+        failure.Record(queued, ErrorCudaCode(), ErrorMessage());
+        break;
+      }
+    }
+  }
+  if (!failure.failed()) {
+    ParallelFor(static_cast<int>(std::min<size_t>(static_cast<size_t>(Shape().lanes), state.piece_count())), lane);
+  }
+  int synchronized = synchronize.Now();
+  if (failure.failed()) return failure.Report();
+  if (synchronized != RMMJS_CUDA_SUCCESS) return CudaFailure(synchronized, "cuStreamSynchronize");
+  return RMMJS_OK;
+}
 
 }  // namespace
 
@@ -433,71 +502,19 @@ bool ShouldStage(const void* host, size_t bytes) {
 
 rmmjs_status StagedCopy(CopyDirection direction, void* device_ptr, void* host_ptr, size_t bytes, rmmjs_stream stream,
                         int device) {
-  DeviceStager& stager = StagerFor(device);
-  std::lock_guard<std::mutex> lock(stager.mutex);
-  if (!stager.created && Create(stager, device) != RMMJS_OK) {
-    Log(RMMJS_LOG_WARN, std::string("the pinned staging buffers for host copies could not be made (tried again "
-                                    "by the next large copy); this copy goes unstaged: ") +
-                            ErrorMessage());
-    return UnstagedCopy(direction, device_ptr, host_ptr, bytes, stream, device);
-  }
-  const rmmjs_driver_api* cu = DriverApi();
-  ContextScope scope(device);
-  RMMJS_TRY(scope.status());
-  // Everything the copy allocates, before its first DMA is queued: from then on, the stream is
-  // synchronized before this returns, whatever happens (the chunks are used again by the next copy).
-  std::unique_ptr<StagedCopyState> state;
-  FirstFailure failure;
-  std::function<void(int)> lane;
-  try {
-    state = std::make_unique<StagedCopyState>(direction, stager, static_cast<char*>(device_ptr),
-                                              static_cast<char*>(host_ptr), bytes, static_cast<size_t>(Shape().lanes));
-    lane = [&](int) {
-      // Nothing may escape a staging thread: a CUDA error's message that cannot be made is reported
-      // as out of host memory.
-      rmmjs_status status = RMMJS_OK;
-      bool out_of_memory = false;
-      try {
-        ContextScope lane_scope(device);
-        status = lane_scope.status() != RMMJS_OK ? lane_scope.status() : state->RunLane();
-      } catch (...) {
-        status = RMMJS_ERR_OUT_OF_MEMORY;
-        out_of_memory = true;
-      }
-      if (status != RMMJS_OK) {
-        state->Cancel();
-        // ErrorMessage() is thread-local: carry it to the calling thread.
-        failure.Record(status, out_of_memory ? 0 : ErrorCudaCode(), out_of_memory ? nullptr : ErrorMessage());
-      }
-    };
-  } catch (const std::bad_alloc&) {
-    return SetError(RMMJS_ERR_OUT_OF_MEMORY, "out of host memory for a staged copy");
-  }
-  // Order the DMAs after the work already queued on the caller's stream.
-  RMMJS_CU(cu->cuEventRecord(stager.start, reinterpret_cast<rmmjs_CUstream>(stream)), "cuEventRecord");
-  RMMJS_CU(cu->cuStreamWaitEvent(stager.stream, stager.start, 0), "cuStreamWaitEvent");
-  if (direction == CopyDirection::kDeviceToHost) {
-    // Every chunk starts fetching its first span.
-    for (size_t i = 0; i < std::min(state->span_count(), stager.chunks.size()); i++) {
-      rmmjs_status status = state->QueueDma(i);
-      if (status != RMMJS_OK) {
-        failure.Record(status, ErrorCudaCode(), ErrorMessage());
-        break;
-      }
+  // A std::bad_alloc (host memory) anywhere on the calling thread is an error, not the end of the
+  // process; the lanes catch their own.
+  return GuardHostMemory("a staged copy", [&] {
+    DeviceStager& stager = StagerFor(device);
+    std::lock_guard<std::mutex> lock(stager.mutex);
+    if (!stager.created && Create(stager, device) != RMMJS_OK) {
+      Log(RMMJS_LOG_WARN, std::string("the pinned staging buffers for host copies could not be made (tried again "
+                                      "by the next large copy); this copy goes unstaged: ") +
+                              ErrorMessage());
+      return UnstagedCopy(direction, device_ptr, host_ptr, bytes, stream, device);
     }
-  }
-  if (!failure.failed()) {
-    int lanes = static_cast<int>(std::min<size_t>(static_cast<size_t>(Shape().lanes), state->piece_count()));
-    try {
-      ParallelFor(lanes, lane);
-    } catch (...) {  // a staging thread could not be started; none ran
-      failure.Record(RMMJS_ERR_OUT_OF_MEMORY, 0, nullptr);
-    }
-  }
-  int synchronized = cu->cuStreamSynchronize(stager.stream);
-  if (failure.failed()) return failure.Report();
-  if (synchronized != RMMJS_CUDA_SUCCESS) return CudaFailure(synchronized, "cuStreamSynchronize");
-  return RMMJS_OK;
+    return CopyThroughRing(direction, stager, device_ptr, host_ptr, bytes, stream, device);
+  });
 }
 
 }  // namespace rmmjs
