@@ -142,24 +142,18 @@ struct DeviceStager {
   bool created = false;
 };
 
-#define RMMJS_CU(call, name)                                                                \
-  do {                                                                                      \
-    int rmmjs_cu_result_ = (call);                                                          \
-    if (rmmjs_cu_result_ != RMMJS_CUDA_SUCCESS) return CudaFailure(rmmjs_cu_result_, name); \
-  } while (0)
-
 rmmjs_status CreateRing(DeviceStager& stager) {
   const rmmjs_driver_api* cu = DriverApi();
-  RMMJS_CU(cu->cuEventCreate(&stager.start, RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-  RMMJS_CU(cu->cuStreamCreateWithPriority(&stager.stream, RMMJS_CU_STREAM_NON_BLOCKING, 0),
-           "cuStreamCreateWithPriority");
+  RMMJS_TRY(CheckCuda(cu->cuEventCreate(&stager.start, RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate"));
+  RMMJS_TRY(CheckCuda(cu->cuStreamCreateWithPriority(&stager.stream, RMMJS_CU_STREAM_NON_BLOCKING, 0),
+                      "cuStreamCreateWithPriority"));
   const StagingShape& shape = Shape();
   stager.chunks.resize(shape.depth, nullptr);
   stager.done.resize(shape.depth, nullptr);
   for (int slot = 0; slot < shape.depth; slot++) {
-    RMMJS_CU(cu->cuMemHostAlloc(&stager.chunks[slot], shape.chunk_bytes, RMMJS_CU_MEMHOSTALLOC_PORTABLE),
-             "cuMemHostAlloc");
-    RMMJS_CU(cu->cuEventCreate(&stager.done[slot], RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    RMMJS_TRY(CheckCuda(cu->cuMemHostAlloc(&stager.chunks[slot], shape.chunk_bytes, RMMJS_CU_MEMHOSTALLOC_PORTABLE),
+                        "cuMemHostAlloc"));
+    RMMJS_TRY(CheckCuda(cu->cuEventCreate(&stager.done[slot], RMMJS_CU_EVENT_DISABLE_TIMING), "cuEventCreate"));
   }
   return RMMJS_OK;
 }
@@ -274,11 +268,11 @@ class StagedCopyState {
     auto device = DevicePtr(device_ptr_ + span.start);
     auto chunk = DevicePtr(stager_.chunks[slot]);
     if (direction_ == CopyDirection::kHostToDevice) {
-      RMMJS_CU(cu->cuMemcpyAsync(device, chunk, span.length, stager_.stream), "cuMemcpyAsync");
+      RMMJS_TRY(CheckCuda(cu->cuMemcpyAsync(device, chunk, span.length, stager_.stream), "cuMemcpyAsync"));
     } else {
-      RMMJS_CU(cu->cuMemcpyAsync(chunk, device, span.length, stager_.stream), "cuMemcpyAsync");
+      RMMJS_TRY(CheckCuda(cu->cuMemcpyAsync(chunk, device, span.length, stager_.stream), "cuMemcpyAsync"));
     }
-    RMMJS_CU(cu->cuEventRecord(stager_.done[slot], stager_.stream), "cuEventRecord");
+    RMMJS_TRY(CheckCuda(cu->cuEventRecord(stager_.done[slot], stager_.stream), "cuEventRecord"));
     queued_[slot].store(static_cast<int64_t>(i), std::memory_order_release);
     WakeWaiters();
     return RMMJS_OK;
@@ -304,13 +298,13 @@ class StagedCopyState {
       if (to_device) {
         if (i >= depth) {
           if (!AwaitQueued(slot, i - depth)) return RMMJS_OK;
-          RMMJS_CU(cu->cuEventSynchronize(stager_.done[slot]), "cuEventSynchronize");  // chunk free
+          RMMJS_TRY(CheckCuda(cu->cuEventSynchronize(stager_.done[slot]), "cuEventSynchronize"));  // chunk free
         }
         copy(pinned, host, length);
       } else {
         PrepareDestination(host, length);
         if (!AwaitQueued(slot, i)) return RMMJS_OK;
-        RMMJS_CU(cu->cuEventSynchronize(stager_.done[slot]), "cuEventSynchronize");  // chunk fetched
+        RMMJS_TRY(CheckCuda(cu->cuEventSynchronize(stager_.done[slot]), "cuEventSynchronize"));  // chunk fetched
         copy(host, pinned, length);
       }
       // The lane that completes a span moves it on: its DMA, or (device->host) the fetch of the
@@ -325,11 +319,33 @@ class StagedCopyState {
     }
   }
 
-  // No more pieces: a lane failed, and the copy reports that error rather than finish.
-  void Cancel() {
-    failed_.store(true, std::memory_order_relaxed);
+  // A lane (or the caller, queueing the first fetches) failed: no more pieces, the waiting lanes
+  // return, and the copy reports the first failure rather than finish. `message` null: out of host
+  // memory (nothing more to say, and no memory to say it with).
+  void Fail(rmmjs_status status, int cuda_code, const char* message) noexcept {
+    {
+      std::lock_guard<std::mutex> lock(wait_mutex_);
+      if (!failed_.load(std::memory_order_relaxed)) {
+        status_ = status;
+        cuda_code_ = cuda_code;
+        try {
+          message_ = message != nullptr ? message : "";
+        } catch (...) {  // no memory to keep the message: that is what is reported
+          message_.clear();
+        }
+        failed_.store(true, std::memory_order_relaxed);
+      }
+    }
     next_piece_.store(piece_count(), std::memory_order_relaxed);
-    WakeWaiters();
+    queued_or_failed_.notify_all();
+  }
+
+  bool failed() const { return failed_.load(std::memory_order_relaxed); }
+
+  // Sets the first failure's error on the calling thread (once the lanes are done) and returns it.
+  rmmjs_status Report() {
+    if (message_.empty()) return FailOutOfHostMemory("a staged copy");
+    return SetError(status_, cuda_code_, std::move(message_));
   }
 
  private:
@@ -359,7 +375,8 @@ class StagedCopyState {
     return true;
   }
 
-  // Wakes the lanes sleeping in AwaitQueued (the mutex orders this after a sleeper's last check).
+  // Wakes the lanes sleeping in AwaitQueued (the mutex orders this after a sleeper's last check;
+  // Fail sets its flag under it).
   void WakeWaiters() {
     { std::lock_guard<std::mutex> lock(wait_mutex_); }
     queued_or_failed_.notify_all();
@@ -381,46 +398,12 @@ class StagedCopyState {
   std::vector<std::atomic<size_t>> counted_;  // per span: bytes filled (host->device) or emptied
   std::vector<std::atomic<int64_t>> queued_;  // per chunk: the last span whose DMA was queued in it
   std::atomic<size_t> next_piece_{0};
-  std::atomic<bool> failed_{false};
-  std::mutex wait_mutex_;
-  std::condition_variable queued_or_failed_;
-};
-
-// The first failure among a copy's lanes, the one the copy reports.
-class FirstFailure {
- public:
-  // `message` null: out of host memory (nothing more to say, and no memory to say it with).
-  void Record(rmmjs_status status, int cuda_code, const char* message) noexcept {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (status_ != RMMJS_OK) return;
-    status_ = status;
-    cuda_code_ = cuda_code;
-    try {
-      message_ = message != nullptr ? message : "";
-    } catch (...) {  // no memory to keep the message: that is what is reported
-      status_ = RMMJS_ERR_OUT_OF_MEMORY;
-      cuda_code_ = 0;
-      message_.clear();
-    }
-  }
-
-  bool failed() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return status_ != RMMJS_OK;
-  }
-
-  // Sets the error on the calling thread and returns its status (once).
-  rmmjs_status Report() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (message_.empty()) return FailOutOfHostMemory("a staged copy");
-    return SetError(status_, cuda_code_, std::move(message_));
-  }
-
- private:
-  std::mutex mutex_;
+  std::atomic<bool> failed_{false};  // set once, under wait_mutex_, with the failure below
   rmmjs_status status_ = RMMJS_OK;
   int cuda_code_ = 0;
   std::string message_;
+  std::mutex wait_mutex_;
+  std::condition_variable queued_or_failed_;
 };
 
 // Synchronizes the ring's stream when a copy ends, however it ends (an error, an exception): the
@@ -446,7 +429,6 @@ rmmjs_status CopyThroughRing(CopyDirection direction, DeviceStager& stager, void
   RMMJS_TRY(scope.status());
   StagedCopyState state(direction, stager, static_cast<char*>(device_ptr), static_cast<char*>(host_ptr), bytes,
                         static_cast<size_t>(Shape().lanes));
-  FirstFailure failure;
   const std::function<void(int)> lane = [&](int) {
     // Nothing may escape a staging thread (it would end the process): a CUDA error's message that
     // cannot be made is reported as out of host memory.
@@ -459,15 +441,13 @@ rmmjs_status CopyThroughRing(CopyDirection direction, DeviceStager& stager, void
       status = RMMJS_ERR_OUT_OF_MEMORY;
       out_of_memory = true;
     }
-    if (status != RMMJS_OK) {
-      state.Cancel();
-      // ErrorMessage() is thread-local: carry it to the calling thread.
-      failure.Record(status, out_of_memory ? 0 : ErrorCudaCode(), out_of_memory ? nullptr : ErrorMessage());
-    }
+    // ErrorMessage() is thread-local: carry it to the calling thread.
+    if (status != RMMJS_OK)
+      state.Fail(status, out_of_memory ? 0 : ErrorCudaCode(), out_of_memory ? nullptr : ErrorMessage());
   };
   // Order the DMAs after the work already queued on the caller's stream.
-  RMMJS_CU(cu->cuEventRecord(stager.start, reinterpret_cast<rmmjs_CUstream>(stream)), "cuEventRecord");
-  RMMJS_CU(cu->cuStreamWaitEvent(stager.stream, stager.start, 0), "cuStreamWaitEvent");
+  RMMJS_TRY(CheckCuda(cu->cuEventRecord(stager.start, reinterpret_cast<rmmjs_CUstream>(stream)), "cuEventRecord"));
+  RMMJS_TRY(CheckCuda(cu->cuStreamWaitEvent(stager.stream, stager.start, 0), "cuStreamWaitEvent"));
   // From the first DMA on, no early return: the stream is synchronized before the copy ends.
   SynchronizeAtEnd synchronize(stager.stream);
   if (direction == CopyDirection::kDeviceToHost) {
@@ -475,16 +455,16 @@ rmmjs_status CopyThroughRing(CopyDirection direction, DeviceStager& stager, void
     for (size_t i = 0; i < std::min(state.span_count(), stager.chunks.size()); i++) {
       rmmjs_status queued = state.QueueDma(i);
       if (queued != RMMJS_OK) {
-        failure.Record(queued, ErrorCudaCode(), ErrorMessage());
+        state.Fail(queued, ErrorCudaCode(), ErrorMessage());
         break;
       }
     }
   }
-  if (!failure.failed()) {
+  if (!state.failed()) {
     ParallelFor(static_cast<int>(std::min<size_t>(static_cast<size_t>(Shape().lanes), state.piece_count())), lane);
   }
   int synchronized = synchronize.Now();
-  if (failure.failed()) return failure.Report();
+  if (state.failed()) return state.Report();
   if (synchronized != RMMJS_CUDA_SUCCESS) return CudaFailure(synchronized, "cuStreamSynchronize");
   return RMMJS_OK;
 }
