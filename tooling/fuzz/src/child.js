@@ -2,10 +2,12 @@
 // here is reported by the parent with the seed and the commands that caused it.
 //   node --expose-gc src/child.js '{"mode":"fuzz","seed":1,"calls":50000,"progress":"/tmp/p"}'
 //   node --expose-gc src/child.js '{"mode":"replay","seed":1,"path":"3","keep":[0,4,5],"progress":"/tmp/p"}'
+//   node --expose-gc src/child.js '{"mode":"commands","commands":[["new Stream",[0,{"o":{}}]]],"progress":"/tmp/p"}'
 // The last line of stdout is the result as JSON.
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setImmediate as turn } from 'node:timers/promises';
 import fc from 'fast-check';
 import { allModels, commandArbitrary, loadPackages, runSequence } from './engine.js';
 import { outcomes } from './oracle.js';
@@ -73,6 +75,32 @@ if (config.mode === 'fuzz') {
     result = { commands: commands.map((command) => fc.stringify(command)) };
   });
   await fc.check(property, { seed: config.seed, path: config.path, numRuns: 1, endOnFailure: true });
+} else if (config.mode === 'commands') {
+  // Commands written down (a model's name and its argument descriptors each), without a seed, in
+  // `repeat` runs (1 unless told). On the fake driver the result has its live streams before the
+  // first run and after the last, once the collector ran.
+  const byName = new Map(models.map((model) => [model.name, model]));
+  const commands = config.commands.map(([name, args]) => {
+    const model = byName.get(name);
+    if (model === undefined) throw new Error(`no model is named ${JSON.stringify(name)}`);
+    return { model, args };
+  });
+  const liveStreams = () => (backend === 'fake' ? P.fakeCuda.stats().liveStreams : undefined);
+  const before = liveStreams();
+  result = { commands: config.commands.map(([name, args]) => `${name}(${JSON.stringify(args)})`) };
+  try {
+    for (let i = 0; i < (config.repeat ?? 1); i++) {
+      runs++;
+      calls += await runSequence(P, backend, commands, { coverage, onCommand: (c) => note({ run: i, command: c }) });
+    }
+  } catch (error) {
+    result.failure = { error: error instanceof Error ? (error.stack ?? String(error)) : String(error) };
+  }
+  for (let i = 0; i < 3; i++) {
+    globalThis.gc?.();
+    await turn();
+  }
+  if (backend === 'fake') result.liveStreams = { before, after: liveStreams() };
 } else {
   // One sequence again (seed and path of a run), with only the commands `keep` lists.
   const keep = config.keep === undefined ? () => true : (i) => config.keep.includes(i);

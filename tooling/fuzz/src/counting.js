@@ -20,6 +20,15 @@ const suballocators = new Set([
   'BinningMemoryResource',
 ]);
 
+// Resources that free whatever their allocator takes back (the C heap, the driver), as the device's
+// default resource does.
+const freeAnything = new Set([
+  'SystemMemoryResource',
+  'CudaMemoryResource',
+  'ManagedMemoryResource',
+  'PinnedHostMemoryResource',
+]);
+
 const zeroPair = () => ({ currentBytes: 0, currentCount: 0, peakBytes: 0, peakCount: 0, totalBytes: 0, totalCount: 0 });
 const align256 = (n) => Math.ceil(n / 256) * 256;
 
@@ -36,6 +45,7 @@ export class CountingModel {
     const upstreamAddress = upstream === undefined ? undefined : this.world.resourceEntry(upstream)?.address;
     const node = {
       kind,
+      identity: this.#identity(mr),
       upstream: upstreamAddress,
       exact: true,
       extra: [],
@@ -51,11 +61,21 @@ export class CountingModel {
   adopted(entry, mr) {
     const kind = mr.constructor.name;
     if (entry.address === undefined) return;
-    // A known native resource again; unless the address is a gone one's, reused by an adaptor over another upstream.
+    // A known native resource again; unless the address is a gone one's, reused by another resource
+    // (one a package made, such as the adaptor enableStatistics() puts on top): its share id differs.
     const known = this.nodes.get(entry.address);
-    if (known?.kind === kind && !this.#otherUpstream(known, mr)) return;
+    const identity = this.#identity(mr);
+    if (known?.kind === kind && known.identity === identity) return;
     // Its own counters have an unknown history; what it passes on to its upstream is known.
-    const node = { kind, exact: false, unknownUpstream: false, extra: [], stack: [zeroPair()], stackUnknown: true };
+    const node = {
+      kind,
+      identity,
+      exact: false,
+      unknownUpstream: false,
+      extra: [],
+      stack: [zeroPair()],
+      stackUnknown: true,
+    };
     this.nodes.set(entry.address, node);
     if (mr instanceof this.world.P.core.UpstreamResourceAdaptor) {
       try {
@@ -68,13 +88,14 @@ export class CountingModel {
     }
   }
 
-  #otherUpstream(node, mr) {
-    if (!(mr instanceof this.world.P.core.UpstreamResourceAdaptor)) return false;
-    try {
-      return this.world.resourceEntry(mr.upstreamMr)?.address !== node.upstream;
-    } catch {
-      return false; // a disposed wrapper
-    }
+  /**
+   * Which native resource `mr` is. Its address may be a gone one's (the memory of a freed resource
+   * reused); its share id never is: core's table hands out each id once and forgets it when the
+   * resource goes.
+   */
+  #identity(mr) {
+    const { internal } = this.world.P;
+    return internal.native.resourceShare(internal.resourceHandle(mr, 'mr'));
   }
 
   /** `bin` now serves some of the allocations of the binning resource at `address`. */
@@ -113,6 +134,35 @@ export class CountingModel {
       todo.push(node.upstream, ...node.extra);
     }
     return false;
+  }
+
+  /**
+   * Whether a free through `target` of memory `owner` handed out may give back memory that a
+   * suballocator still uses: below `owner` a suballocator holds chunks (one of its blocks may start
+   * one), and `target` passes frees down to a resource that frees whatever its allocator takes back,
+   * the chunk included. Undefined behaviour no resource can tell (as in RMM): the suballocator would
+   * go on handing out memory that is gone.
+   */
+  mayFreeAChunk(target, owner) {
+    return this.#freesEndIn(target) !== 'suballocator' && this.#freesEndIn(owner) !== 'heap';
+  }
+
+  // Where frees through `address` end, past pass-through adaptors: 'heap' (a resource that frees
+  // anything its allocator takes back; the run's root is over the device's default one),
+  // 'suballocator', or 'unknown' (JavaScript, a driver pool, a chain the model lost).
+  #freesEndIn(address) {
+    const seen = new Set();
+    for (let a = address; a !== undefined && !seen.has(a);) {
+      seen.add(a);
+      if (a === this.world.rootEntry?.address) return 'heap';
+      const node = this.nodes.get(a);
+      if (node === undefined || node.unknownUpstream) return 'unknown';
+      if (freeAnything.has(node.kind)) return 'heap';
+      if (suballocators.has(node.kind)) return 'suballocator';
+      if (!passThrough.has(node.kind)) return 'unknown';
+      a = node.upstream;
+    }
+    return 'unknown';
   }
 
   /** Counters below `address` can no longer be predicted. */

@@ -59,6 +59,7 @@ export class World {
     this.calls = 0;
     this.resources = []; // { mr, address, disposed, private }
     this.buffers = [];
+    this.rmmMemory = []; // { memory, entry }: function-allocator's RmmMemory objects and their buffers
     this.streams = []; // { stream, disposed, owned }
     this.streamPools = [];
     this.disposedPools = new Set();
@@ -451,6 +452,7 @@ export class World {
       this.checkBytes(entry, entry.buf.toBytes(), 'teardown: a live buffer');
       if (this.#freeingThroughJs(entry.address, () => entry.buf.free()))
         this.counting.deallocated(entry.address, entry.capacity);
+      else this.#letGo(entry);
       entry.freed = true;
     }
     // Last first: an allocation a callback made from its inner resource goes after the callback's own.
@@ -504,6 +506,17 @@ export class World {
       this.counting.inexact(address);
       return false;
     }
+  }
+
+  /**
+   * Forgets a buffer whose free threw: it still owns its memory as far as it knows (free() may be
+   * tried again), and with it its stream and resource, until the collector finalizes it (where the
+   * deallocation fails again and is logged). Held here, its stream would outlive the run's Streams
+   * (the fake driver's check); the RmmMemory over it would hold it too.
+   */
+  #letGo(entry) {
+    entry.buf = undefined;
+    this.rmmMemory = this.rmmMemory.filter((record) => record.entry !== entry);
   }
 
   // The stream an allocation was made on, or the default stream once that Stream was disposed.

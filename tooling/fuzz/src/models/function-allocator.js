@@ -19,7 +19,6 @@ function fromCurrent(world, call) {
 }
 
 function memories(world) {
-  world.rmmMemory ??= [];
   return world.rmmMemory;
 }
 

@@ -423,6 +423,8 @@ export default function resourceModels() {
           case 'foreign': {
             if (theirs.length === 0) return;
             allocation = theirs[j % theirs.length];
+            // Not a block that may start a suballocator's chunk, through a resource that would free it.
+            if (world.counting.mayFreeAChunk(entry.address, allocation.address)) return;
             ({ ptr, nbytes } = allocation);
             call.allow('logic');
             break;
