@@ -33,6 +33,16 @@ export interface ProcessRun {
   /** With `debugLog`: the text of the debug log ('' when nothing was logged). */
   log?: string;
 }
+/**
+ * spawnSync with text output; a process still running after `timeout` ms (a hang) has its threads'
+ * native stacks written to `stderr` (gdb, where installed) before it is killed (SIGKILL).
+ */
+export function spawnWithHangReport(
+  command: string,
+  args: string[],
+  options?: { env?: NodeJS.ProcessEnv; timeout?: number },
+): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; error?: Error };
+
 export function runInProcess(
   code: string,
   options?: {

@@ -53,6 +53,25 @@ export function runInWorker(source, { modules = {}, workerData } = {}) {
   });
 }
 
+const supervisor = new URL('./supervise.js', import.meta.url).pathname;
+
+/**
+ * spawnSync(command, args, { env, timeout }) with text output, but a process still running after
+ * `timeout` ms (a hang) has its threads' native stacks written to `stderr` (gdb, where installed)
+ * before it is killed (SIGKILL): `status` is then null and `signal` 'SIGKILL'. Without `timeout`,
+ * plain spawnSync.
+ */
+export function spawnWithHangReport(command, args, { env, timeout } = {}) {
+  if (timeout === undefined) return spawnSync(command, args, { env, encoding: 'utf8' });
+  // The supervisor gets a minute more to write the stacks.
+  return spawnSync(process.execPath, [supervisor, String(timeout), command, ...args], {
+    env,
+    encoding: 'utf8',
+    timeout: timeout + 90_000,
+    killSignal: 'SIGKILL',
+  });
+}
+
 /**
  * Runs `code` (an ES module body; `core` and one variable per entry of `modules` are imported
  * first) in a fresh `node` with `nodeArgs`, for what a process can do only once (load a driver,
@@ -60,7 +79,8 @@ export function runInWorker(source, { modules = {}, workerData } = {}) {
  * (`undefined` removes a variable). With `debugLog`, RMM_DEBUG_LOG_FILE names a fresh file whose
  * text comes back as `log` ('' when nothing was logged). Returns the exit status, trimmed stdout
  * and stderr. With `timeout` (ms), a process still running then is killed (SIGKILL): `status` is
- * null and `signal` says so, so a hang is a result instead of a stuck suite.
+ * null and `signal` says so, so a hang is a result instead of a stuck suite (with the native
+ * stacks of its threads in `stderr`, as spawnWithHangReport).
  */
 export function runInProcess(code, { modules = {}, env = {}, nodeArgs = [], debugLog = false, timeout } = {}) {
   const dir = debugLog ? mkdtempSync(join(tmpdir(), 'rmmjs-debug-log-')) : undefined;
@@ -69,11 +89,9 @@ export function runInProcess(code, { modules = {}, env = {}, nodeArgs = [], debu
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete merged[key];
   const script = `${importStatements(modules)}\n${code}`;
   try {
-    const run = spawnSync(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], {
+    const run = spawnWithHangReport(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], {
       env: merged,
-      encoding: 'utf8',
       timeout,
-      killSignal: 'SIGKILL',
     });
     const result = { status: run.status, signal: run.signal, stdout: run.stdout.trim(), stderr: run.stderr };
     if (debugLog) result.log = readIfThere(logFile);
