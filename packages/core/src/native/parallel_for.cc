@@ -1,13 +1,22 @@
 #include "parallel_for.h"
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "rmmjs/spin_lock.hpp"
+
 namespace rmmjs {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a thread spins after its last job at most, whatever keeps the pool awake.
+constexpr auto kLongestSpin = std::chrono::milliseconds(20);
 
 class ThreadPool {
  public:
@@ -27,6 +36,7 @@ class ThreadPool {
       count_ = count;
       pending_ = count;
       generation_++;
+      published_.store(generation_, std::memory_order_release);
     }
     wake_.notify_all();
     // The caller runs indices too: index 0 at least, and all of them when no thread could be started.
@@ -39,6 +49,17 @@ class ThreadPool {
     }
     done_.wait(lock, [&] { return pending_ == 0; });
     job_ = nullptr;
+  }
+
+  // ParallelForAwake: the threads spin between jobs while held, and until `linger` after the last
+  // release (the latest such time wins).
+  void HoldAwake() { awake_holders_.fetch_add(1, std::memory_order_relaxed); }
+  void ReleaseAwake(Clock::duration linger) {
+    const Clock::rep until = (Clock::now() + linger).time_since_epoch().count();
+    Clock::rep current = awake_until_.load(std::memory_order_relaxed);
+    while (current < until && !awake_until_.compare_exchange_weak(current, until, std::memory_order_relaxed)) {
+    }
+    awake_holders_.fetch_sub(1, std::memory_order_release);  // after the time a spinner then reads
   }
 
  private:
@@ -60,15 +81,38 @@ class ThreadPool {
     uint64_t seen = 0;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [&] { return generation_ != seen && job_ != nullptr && next_ < count_; });
+      wake_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      // Its indices may all be taken already: the thread then waits for the next job all the same.
       while (job_ != nullptr && next_ < count_) {
         int index = next_++;
         lock.unlock();
         Execute(index);
         lock.lock();
       }
-      seen = generation_;
+      SpinWhileAwake(seen, lock);
     }
+  }
+
+  bool Awake(Clock::time_point now) const {
+    return awake_holders_.load(std::memory_order_acquire) > 0 ||
+           now.time_since_epoch().count() < awake_until_.load(std::memory_order_relaxed);
+  }
+
+  // Before sleeping until the next job: while the pool is kept awake, waits for it spinning.
+  void SpinWhileAwake(uint64_t seen, std::unique_lock<std::mutex>& lock) {
+    Clock::time_point now = Clock::now();
+    if (!Awake(now)) return;
+    const Clock::time_point give_up = now + kLongestSpin;
+    lock.unlock();
+    for (unsigned spins = 1; published_.load(std::memory_order_acquire) == seen; spins++) {
+      CpuRelax();
+      if (spins % 64 == 0) {
+        now = Clock::now();
+        if (now >= give_up || !Awake(now)) break;
+      }
+    }
+    lock.lock();
   }
 
   void Execute(int index) {
@@ -87,9 +131,18 @@ class ThreadPool {
   int count_ = 0;
   int pending_ = 0;
   uint64_t generation_ = 0;
+  std::atomic<uint64_t> published_{0};  // generation_, for threads spinning without the mutex
+  std::atomic<int> awake_holders_{0};
+  std::atomic<Clock::rep> awake_until_{0};
 };
 
 }  // namespace
+
+ParallelForAwake::ParallelForAwake(std::chrono::microseconds linger) : linger_(linger) {
+  ThreadPool::Instance().HoldAwake();
+}
+
+ParallelForAwake::~ParallelForAwake() { ThreadPool::Instance().ReleaseAwake(linger_); }
 
 void ParallelFor(int count, const std::function<void(int)>& fn) {
   if (count <= 1) {
