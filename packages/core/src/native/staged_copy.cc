@@ -34,7 +34,7 @@ constexpr size_t kMinStagedBytes = 16 << 20;
 
 // How long the lanes keep spinning after a staged copy, for the next one (ParallelForAwake). On the
 // H200's host, lanes woken from sleep started up to 0.5 ms late, and back-to-back 256 MiB copies to
-// the device ran at 0.84-0.89 of pinned copies instead of 0.90-0.91.
+// the device ran at 0.84-0.89 of pinned copies instead of 0.89-0.91.
 constexpr std::chrono::microseconds kLanesLinger{500};
 
 rmmjs_CUdeviceptr DevicePtr(const void* ptr) { return reinterpret_cast<rmmjs_CUdeviceptr>(ptr); }
