@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { resolveFromPackage } from './basics.js';
 
@@ -53,7 +53,7 @@ export function runInWorker(source, { modules = {}, workerData } = {}) {
   });
 }
 
-const supervisor = new URL('./supervise.js', import.meta.url).pathname;
+const supervisor = fileURLToPath(new URL('./supervise.js', import.meta.url));
 
 /**
  * spawnSync(command, args, { env, timeout }) with text output, but a process still running after
@@ -63,7 +63,7 @@ const supervisor = new URL('./supervise.js', import.meta.url).pathname;
  */
 export function spawnWithHangReport(command, args, { env, timeout } = {}) {
   if (timeout === undefined) return spawnSync(command, args, { env, encoding: 'utf8' });
-  // The supervisor gets a minute more to write the stacks.
+  // The supervisor has up to a minute more to write the stacks (gdb's own limit).
   return spawnSync(process.execPath, [supervisor, String(timeout), command, ...args], {
     env,
     encoding: 'utf8',
