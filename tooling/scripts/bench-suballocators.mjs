@@ -129,10 +129,7 @@ export async function benchSuballocators({ record, quick, gpu }) {
     const mr = make();
     // What it adds: against pool pairs measured in alternation with it (the host's drift between
     // one adaptor's rounds and the next is of the same order as the ~30 ns measured).
-    const [pair, pool] = alternatingMedians(
-      () => abiPairNs(mr, MiB, pairs),
-      () => abiPairNs(upstream, MiB, pairs),
-    );
+    const [pair, pool] = alternatingMedians([() => abiPairNs(mr, MiB, pairs), () => abiPairNs(upstream, MiB, pairs)]);
     record(
       'adaptors over a pool',
       `${name} pair (C++)`,
@@ -162,10 +159,7 @@ function benchLogging({ record, upstream, pairs, quick }) {
   const file = join(tmpdir(), `rmmjs-bench-${process.pid}.csv`);
   const logged = new LoggingResourceAdaptor(upstream, { logFileName: file });
   // Against pool pairs measured in alternation with it (the ratio's target row uses both).
-  const [pair, pool] = alternatingMedians(
-    () => abiPairNs(logged, MiB, pairs),
-    () => abiPairNs(upstream, MiB, pairs),
-  );
+  const [pair, pool] = alternatingMedians([() => abiPairNs(logged, MiB, pairs), () => abiPairNs(upstream, MiB, pairs)]);
   record('adaptors over a pool', 'pool pair alongside the logged pair (C++)', pool, 'ns');
   record(
     'adaptors over a pool',

@@ -2,20 +2,14 @@
 // benchmarks takes the same sizes and frees arrays through @rmmjs/test-addon.
 export { random, randomWorkload, runRandomWorkload, pairNs, median } from '@rmmjs/cli';
 
-// The medians of `a` and `b` over `rounds` rounds, each round one of each (after one of each to
-// warm up): for a figure compared with another, so that the host's drift (tens of percent between
-// runs on some machines) hits both alike.
-export function alternatingMedians(a, b, rounds = 7) {
-  a();
-  b();
-  const as = [];
-  const bs = [];
-  for (let i = 0; i < rounds; i++) {
-    as.push(a());
-    bs.push(b());
-  }
-  const middle = (values) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)];
-  return [middle(as), middle(bs)];
+// The medians of each of `loops` over `rounds` rounds, each round one run of each in turn (after
+// one of each to warm up): for figures compared with each other, so that the host's drift (tens of
+// percent between runs on some machines) hits them all alike.
+export function alternatingMedians(loops, rounds = 7) {
+  for (const loop of loops) loop();
+  const values = loops.map(() => []);
+  for (let i = 0; i < rounds; i++) loops.forEach((loop, j) => values[j].push(loop()));
+  return values.map((runs) => runs.sort((x, y) => x - y)[Math.floor(runs.length / 2)]);
 }
 
 // The least and the median of `rounds` runs of fn after one warm-up run. The rows compared with

@@ -82,10 +82,12 @@ for (const [name, make, pairIterations, steps] of resources) {
   let driverLoop;
   if (name === 'CudaMemoryResource') driverLoop = () => driverPairNs(MiB, n);
   if (name === 'CudaAsyncMemoryResource') driverLoop = () => driverPoolPairNs(mr.poolHandle(), MiB, n);
-  const [js, driver] = driverLoop
-    ? alternatingMedians(() => pairNs(mr, MiB, n), driverLoop, 9)
-    : [median(() => pairNs(mr, MiB, n)), undefined];
-  const native = median(() => abiPairNs(mr, MiB, n));
+  const jsLoop = () => pairNs(mr, MiB, n);
+  const abiLoop = () => abiPairNs(mr, MiB, n);
+  // In turns, so that the ratios of the three (the target's and the C ABI's) share the host's drift.
+  const [js, native, driver] = driverLoop
+    ? alternatingMedians([jsLoop, abiLoop, driverLoop], 9)
+    : [median(jsLoop), median(abiLoop), undefined];
   record(name, 'pair 1 MiB from JS', js, 'ns');
   record(name, 'pair 1 MiB through the C ABI (C++)', native, 'ns', `JS adds ${(js - native).toFixed(0)} ns`);
   const workload = randomWorkload({ steps: quick ? steps / 10 : steps });
