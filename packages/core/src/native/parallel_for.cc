@@ -35,8 +35,7 @@ class ThreadPool {
       next_ = 0;
       count_ = count;
       pending_ = count;
-      generation_++;
-      published_.store(generation_, std::memory_order_release);
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     // The caller runs indices too: index 0 at least, and all of them when no thread could be started.
@@ -81,8 +80,8 @@ class ThreadPool {
     uint64_t seen = 0;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [&] { return generation_ != seen; });
-      seen = generation_;
+      wake_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
+      seen = generation_.load(std::memory_order_relaxed);
       // Its indices may all be taken already: the thread then waits for the next job all the same.
       while (job_ != nullptr && next_ < count_) {
         int index = next_++;
@@ -105,7 +104,7 @@ class ThreadPool {
     if (!Awake(now)) return;
     const Clock::time_point give_up = now + kLongestSpin;
     lock.unlock();
-    for (unsigned spins = 1; published_.load(std::memory_order_acquire) == seen; spins++) {
+    for (unsigned spins = 1; generation_.load(std::memory_order_acquire) == seen; spins++) {
       CpuRelax();
       if (spins % 64 == 0) {
         now = Clock::now();
@@ -130,8 +129,8 @@ class ThreadPool {
   int next_ = 0;
   int count_ = 0;
   int pending_ = 0;
-  uint64_t generation_ = 0;
-  std::atomic<uint64_t> published_{0};  // generation_, for threads spinning without the mutex
+  // Changed under mutex_; atomic for the threads spinning without it.
+  std::atomic<uint64_t> generation_{0};
   std::atomic<int> awake_holders_{0};
   std::atomic<Clock::rep> awake_until_{0};
 };
