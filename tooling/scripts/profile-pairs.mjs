@@ -6,12 +6,26 @@
 // on the fake driver too: a warm pool's pair never reaches the driver).
 //
 //   on a GPU:  node tooling/scripts/profile-pairs.mjs --out DIR [--seconds 4] [--interval-us 200] [--loops a,b]
+//              [--alternate ROUNDS]
 //   anywhere:  node tooling/scripts/profile-pairs.mjs --analyze DIR [--top 12]
 //
-// The analysis names functions only in files that are here too with the same size (node, the
-// addons); any other library (libcuda, the GPU machine's libc) is counted as a whole.
+// Each loop runs in a process of its own, or with --alternate all in one process, in ROUNDS
+// turns each (--seconds is then each loop's total), so that they share its state and its drift.
+// The analysis names functions in files that are here too with the same size (node, the addons)
+// or were copied into DIR/libs by the profiling run (the GPU machine's libc and loader: there
+// only exported names exist, so an internal function shows under the export before it); any
+// other library (libcuda) is counted as a whole.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,8 +44,8 @@ const LOOPS = [
   'statistics-abi',
 ];
 
-/** One loop in this process: unsampled, then sampled; prints ns per pair of both as JSON. */
-async function runLoop(loop) {
+/** The pair loops by name: each makes its resource once and returns (n) => ns per pair. */
+async function loopMakers() {
   const core = await import('@rmmjs/core');
   const { PoolMemoryResource } = await import('@rmmjs/pool');
   const { LimitingResourceAdaptor } = await import('@rmmjs/limiting');
@@ -45,33 +59,45 @@ async function runLoop(loop) {
   };
   const addon = await import('@rmmjs/test-addon');
   const { pairNs } = await import('@rmmjs/cli');
-  const seconds = Number(option('--seconds', '4'));
-  const loops = {
-    'async-js': () => {
-      const mr = new core.CudaAsyncMemoryResource();
-      return (n) => pairNs(mr, MiB, n);
+  return {
+    addon,
+    makers: {
+      'async-js': () => {
+        const mr = new core.CudaAsyncMemoryResource();
+        return (n) => pairNs(mr, MiB, n);
+      },
+      'async-abi': () => {
+        const mr = new core.CudaAsyncMemoryResource();
+        return (n) => addon.abiPairNs(mr, MiB, n);
+      },
+      'async-driver': () => {
+        const mr = new core.CudaAsyncMemoryResource();
+        return (n) => addon.driverPoolPairNs(mr.poolHandle(), MiB, n);
+      },
+      'pool-js': () => {
+        const mr = pool();
+        return (n) => pairNs(mr, MiB, n);
+      },
+      floor: () => (n) => addon.napiFloorPairNs(MiB, n),
+      'pool-abi': () => overPool((upstream) => upstream),
+      'limiting-abi': () => overPool((upstream) => new LimitingResourceAdaptor(upstream, 64 * 2 ** 30)),
+      'tracking-abi': () => overPool((upstream) => new TrackingResourceAdaptor(upstream)),
+      'statistics-abi': () => overPool((upstream) => new StatisticsResourceAdaptor(upstream)),
     },
-    'async-abi': () => {
-      const mr = new core.CudaAsyncMemoryResource();
-      return (n) => addon.abiPairNs(mr, MiB, n);
-    },
-    'async-driver': () => {
-      const mr = new core.CudaAsyncMemoryResource();
-      return (n) => addon.driverPoolPairNs(mr.poolHandle(), MiB, n);
-    },
-    'pool-js': () => {
-      const mr = pool();
-      return (n) => pairNs(mr, MiB, n);
-    },
-    floor: () => (n) => addon.napiFloorPairNs(MiB, n),
-    'pool-abi': () => overPool((upstream) => upstream),
-    'limiting-abi': () => overPool((upstream) => new LimitingResourceAdaptor(upstream, 64 * 2 ** 30)),
-    'tracking-abi': () => overPool((upstream) => new TrackingResourceAdaptor(upstream)),
-    'statistics-abi': () => overPool((upstream) => new StatisticsResourceAdaptor(upstream)),
   };
-  const run = loops[loop]();
+}
+
+/** Pairs that take about `seconds` for a warmed loop. */
+function pairsFor(run, seconds) {
   run(10_000);
-  const n = Math.ceil((seconds * 1e9) / run(100_000));
+  return Math.ceil((seconds * 1e9) / run(100_000));
+}
+
+/** One loop in this process: unsampled, then sampled; prints ns per pair of both as JSON. */
+async function runLoop(loop) {
+  const { addon, makers } = await loopMakers();
+  const run = makers[loop]();
+  const n = pairsFor(run, Number(option('--seconds', '4')));
   const plainNs = run(n);
   addon.pcSamplerStart(Number(option('--interval-us', '200')));
   const sampledNs = run(n);
@@ -79,23 +105,90 @@ async function runLoop(loop) {
   console.log(JSON.stringify({ loop, pairs: n, plainNs, sampledNs, samples }));
 }
 
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+/**
+ * All the loops in one process, in turns (`rounds` turns each, unsampled then sampled), so that
+ * they share the process's and the driver's state; each loop's samples of all its turns go to
+ * DIR/LOOP.samples, and one JSON line per loop gives the medians over the turns.
+ */
+async function runAlternating(loops, rounds, dir) {
+  const { addon, makers } = await loopMakers();
+  const runs = loops.map((loop) => makers[loop]());
+  const seconds = Number(option('--seconds', '4')) / rounds;
+  const pairs = runs.map((run) => pairsFor(run, seconds));
+  const plain = loops.map(() => []);
+  const sampled = loops.map(() => []);
+  const pcs = loops.map(() => []);
+  let maps = '';
+  const turnFile = join(dir, 'turn.samples');
+  for (let round = 0; round < rounds; round++) {
+    loops.forEach((_, i) => {
+      plain[i].push(runs[i](pairs[i]));
+      addon.pcSamplerStart(Number(option('--interval-us', '200')));
+      sampled[i].push(runs[i](pairs[i]));
+      addon.pcSamplerStop(turnFile);
+      const lines = readFileSync(turnFile, 'utf8').split('\n');
+      maps = lines.filter((line) => line.startsWith('map ')).join('\n');
+      pcs[i].push(...lines.filter((line) => line.startsWith('pc ')));
+    });
+  }
+  unlinkSync(turnFile);
+  loops.forEach((loop, i) => {
+    writeFileSync(join(dir, `${loop}.samples`), `${maps}\n${pcs[i].join('\n')}\n`);
+    const summary = { loop, pairs: pairs[i] * rounds, plainNs: median(plain[i]), sampledNs: median(sampled[i]) };
+    console.log(JSON.stringify({ ...summary, samples: pcs[i].length, plainNsPerTurn: plain[i] }));
+  });
+}
+
 function profileAll(out) {
   if (out === undefined) throw new Error('profile-pairs: --out DIR (or --analyze DIR)');
   mkdirSync(out, { recursive: true });
   const script = fileURLToPath(import.meta.url);
-  const summary = {};
-  for (const loop of option('--loops', LOOPS.join(',')).split(',')) {
+  const loops = option('--loops', LOOPS.join(',')).split(',');
+  for (const loop of loops) {
     if (!LOOPS.includes(loop)) throw new Error(`profile-pairs: no loop ${loop} (${LOOPS.join(', ')})`);
-    const file = join(out, `${loop}.samples`);
-    const passOn = ['--seconds', '--interval-us'].flatMap((name) => (args.includes(name) ? [name, option(name)] : []));
-    const child = spawnSync(process.execPath, [script, '--loop', loop, '--file', file, ...passOn], {
-      encoding: 'utf8',
-    });
-    if (child.status !== 0) throw new Error(`profile-pairs: ${loop} failed: ${child.stderr}`);
-    summary[loop] = JSON.parse(child.stdout.trim().split('\n').pop());
-    console.log(JSON.stringify(summary[loop]));
+  }
+  const passOn = ['--seconds', '--interval-us'].flatMap((name) => (args.includes(name) ? [name, option(name)] : []));
+  const children = args.includes('--alternate')
+    ? [['--alternate', option('--alternate'), '--loops', loops.join(','), '--dir', out]]
+    : loops.map((loop) => ['--loop', loop, '--file', join(out, `${loop}.samples`)]);
+  const summary = {};
+  for (const childArgs of children) {
+    const child = spawnSync(process.execPath, [script, ...childArgs, ...passOn], { encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(`profile-pairs: ${childArgs.join(' ')} failed: ${child.stderr}`);
+    for (const line of child.stdout
+      .trim()
+      .split('\n')
+      .filter((text) => text.startsWith('{'))) {
+      const result = JSON.parse(line);
+      summary[result.loop] = result;
+      console.log(line);
+    }
   }
   writeFileSync(join(out, 'summary.json'), JSON.stringify(summary, null, 2));
+  copyForeignLibraries(out, Object.keys(summary));
+}
+
+/**
+ * Copies into DIR/libs the small shared libraries the samples fell in that are not part of
+ * the checkout (the machine's libc, the loader), so that the analysis can name their functions
+ * elsewhere. Big ones (libcuda) stay behind: their exported names would misname internal code.
+ */
+function copyForeignLibraries(dir, loops) {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const wanted = new Set();
+  for (const loop of loops) {
+    for (const line of readFileSync(join(dir, `${loop}.samples`), 'utf8').split('\n')) {
+      const path = line.startsWith('map ') ? line.slice(line.indexOf('/')) : '';
+      if (/\.so[.\d]*$/.test(path) && !path.startsWith(root) && existsSync(path)) {
+        if (statSync(path).size < 8 * MiB) wanted.add(path);
+      }
+    }
+  }
+  if (wanted.size === 0) return;
+  mkdirSync(join(dir, 'libs'), { recursive: true });
+  for (const path of wanted) copyFileSync(path, join(dir, 'libs', basename(path)));
 }
 
 const localCopies = new Map();
@@ -108,6 +201,8 @@ function localCopy(path, size) {
 
 function findLocalCopy(path, size) {
   if (existsSync(path) && statSync(path).size === size) return path;
+  const copied = join(option('--analyze'), 'libs', basename(path));
+  if (existsSync(copied) && statSync(copied).size === size) return copied;
   const name = basename(path);
   if (name === 'node' && statSync(process.execPath).size === size) return process.execPath;
   const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -208,5 +303,7 @@ function analyze(dir, top) {
 }
 
 if (args.includes('--loop')) await runLoop(option('--loop'));
+else if (args.includes('--dir'))
+  await runAlternating(option('--loops').split(','), Number(option('--alternate')), option('--dir'));
 else if (args.includes('--analyze')) analyze(option('--analyze'), Number(option('--top', '12')));
 else profileAll(option('--out'));
