@@ -143,12 +143,12 @@ async function runAlternating(loops, rounds, dir) {
 
 function profileAll(out) {
   if (out === undefined) throw new Error('profile-pairs: --out DIR (or --analyze DIR)');
-  mkdirSync(out, { recursive: true });
   const script = fileURLToPath(import.meta.url);
   const loops = option('--loops', LOOPS.join(',')).split(',');
   for (const loop of loops) {
     if (!LOOPS.includes(loop)) throw new Error(`profile-pairs: no loop ${loop} (${LOOPS.join(', ')})`);
   }
+  mkdirSync(out, { recursive: true });
   const passOn = ['--seconds', '--interval-us'].flatMap((name) => (args.includes(name) ? [name, option(name)] : []));
   const children = args.includes('--alternate')
     ? [['--alternate', option('--alternate'), '--loops', loops.join(','), '--dir', out]]
