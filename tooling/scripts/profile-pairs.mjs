@@ -148,10 +148,13 @@ function profileAll(out) {
   for (const loop of loops) {
     if (!LOOPS.includes(loop)) throw new Error(`profile-pairs: no loop ${loop} (${LOOPS.join(', ')})`);
   }
+  const rounds = Number(option('--alternate', '1'));
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error('profile-pairs: --alternate takes a count of turns >= 1');
   mkdirSync(out, { recursive: true });
   const passOn = ['--seconds', '--interval-us'].flatMap((name) => (args.includes(name) ? [name, option(name)] : []));
   const children = args.includes('--alternate')
-    ? [['--alternate', option('--alternate'), '--loops', loops.join(','), '--dir', out]]
+    ? [['--alternate', String(rounds), '--loops', loops.join(','), '--dir', out]]
     : loops.map((loop) => ['--loop', loop, '--file', join(out, `${loop}.samples`)]);
   const summary = {};
   for (const childArgs of children) {
@@ -171,9 +174,10 @@ function profileAll(out) {
 }
 
 /**
- * Copies into DIR/libs the small shared libraries the samples fell in that are not part of
- * the checkout (the machine's libc, the loader), so that the analysis can name their functions
- * elsewhere. Big ones (libcuda) stay behind: their exported names would misname internal code.
+ * Copies into DIR/libs the small shared libraries mapped in the sampled processes that are not
+ * part of the checkout (the machine's libc, the loader), so that the analysis can name their
+ * functions elsewhere. Big ones (libcuda) stay behind: their exported names would misname
+ * internal code.
  */
 function copyForeignLibraries(dir, loops) {
   const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -38,10 +38,15 @@ it.runIf(process.platform === 'linux' && process.arch === 'x64')(
   },
 );
 
-it('refuses a loop it does not have, before it makes the output folder', () => {
+it('refuses a loop it does not have and a count of turns that is not a whole number >= 1, before it makes the output folder', () => {
   const out = join(tmpdir(), `rmmjs-profile-unused-${process.pid}`);
-  const run = node('--out', out, '--loops', 'floor,nothing');
-  expect(run.status).toBe(1);
-  expect(run.stderr).toContain('profile-pairs: no loop nothing (async-js, async-abi,');
+  const unknown = node('--out', out, '--loops', 'floor,nothing');
+  expect(unknown.status).toBe(1);
+  expect(unknown.stderr).toContain('profile-pairs: no loop nothing (async-js, async-abi,');
+  for (const rounds of ['0', '2.5', 'many']) {
+    const run = node('--out', out, '--loops', 'floor', '--alternate', rounds);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('profile-pairs: --alternate takes a count of turns >= 1');
+  }
   expect(existsSync(out)).toBe(false);
 });
