@@ -6,13 +6,6 @@
 export {
   DeviceMemoryResource,
   UpstreamResourceAdaptor,
-  CudaMemoryResource,
-  ManagedMemoryResource,
-  SystemMemoryResource,
-  SamHeadroomMemoryResource,
-  PinnedHostMemoryResource,
-  CudaAsyncMemoryResource,
-  CudaAsyncViewMemoryResource,
   availableDeviceMemory,
   getCurrentDeviceResource,
   getCurrentDeviceResourceType,
@@ -22,21 +15,6 @@ export {
   setPerDeviceResource,
   isInitialized,
 } from '@rmmjs/core';
-export type { CudaAsyncMemoryResourceOptions } from '@rmmjs/core';
-export * from '@rmmjs/arena';
-export * from '@rmmjs/binning';
-export * from '@rmmjs/callback';
-export * from '@rmmjs/failure-callback';
-export * from '@rmmjs/fixed-size';
-export * from '@rmmjs/limiting';
-export * from '@rmmjs/pool';
-export * from '@rmmjs/prefetch';
-export * from '@rmmjs/tracking';
-export {
-  LoggingResourceAdaptor,
-  enableLogging,
-  disableLogging,
-  getLogFilenames,
-  type LoggingResourceAdaptorOptions,
-} from '@rmmjs/logging';
-export { StatisticsResourceAdaptor } from '@rmmjs/statistics';
+export { enableLogging, disableLogging, getLogFilenames } from '@rmmjs/logging';
+// Every resource of the packages this one depends on, from their registrations (made by `build`).
+export * from './generated/mr.js';

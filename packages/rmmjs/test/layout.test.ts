@@ -1,4 +1,6 @@
 // `import * as rmm from 'rmmjs'` has every name of RMM's Python API at its Python path.
+import { readFileSync } from 'node:fs';
+import { importPackage, workspaceRegistrations } from '@rmmjs/registry';
 import * as rmm from 'rmmjs';
 import { describe, expect, it } from 'vitest';
 
@@ -31,27 +33,10 @@ const top = [
   'getLogFilenames',
 ];
 
-const mr = [
+// rmm.mr's names that are not resources; the resources come from the packages' registrations.
+const mrBesidesResources = [
   'DeviceMemoryResource',
   'UpstreamResourceAdaptor',
-  'CudaMemoryResource',
-  'ManagedMemoryResource',
-  'SystemMemoryResource',
-  'SamHeadroomMemoryResource',
-  'PinnedHostMemoryResource',
-  'CudaAsyncMemoryResource',
-  'CudaAsyncViewMemoryResource',
-  'PoolMemoryResource',
-  'ArenaMemoryResource',
-  'FixedSizeMemoryResource',
-  'BinningMemoryResource',
-  'LimitingResourceAdaptor',
-  'PrefetchResourceAdaptor',
-  'FailureCallbackResourceAdaptor',
-  'CallbackMemoryResource',
-  'TrackingResourceAdaptor',
-  'LoggingResourceAdaptor',
-  'StatisticsResourceAdaptor',
   'availableDeviceMemory',
   'getCurrentDeviceResource',
   'getCurrentDeviceResourceType',
@@ -64,6 +49,7 @@ const mr = [
   'disableLogging',
   'getLogFilenames',
 ];
+const registrations = workspaceRegistrations();
 
 const statistics = [
   'Statistics',
@@ -90,10 +76,36 @@ const missing = (namespace: object, names: string[]) =>
 describe('rmmjs', () => {
   it('has rmm.X, rmm.mr.X, rmm.statistics.X, rmm.allocators.X and rmm.interop.X for every name of the layout', () => {
     expect(missing(rmm, top)).toEqual([]);
-    expect(missing(rmm.mr, mr)).toEqual([]);
     expect(missing(rmm.statistics, statistics)).toEqual([]);
     expect(missing(rmm.allocators, allocators)).toEqual([]);
     expect(missing(rmm.interop, interop)).toEqual([]);
+  });
+
+  it('has at rmm.mr exactly the registered resources (with the values they come with) and the registry', () => {
+    const registered = registrations.filter((r) => r.umbrella === 'mr').flatMap((r) => [r.class, ...r.exports]);
+    expect(Object.keys(rmm.mr).sort()).toEqual([...mrBesidesResources, ...registered].sort());
+  });
+
+  it('depends on every package that registers resources', () => {
+    const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    const registering = [...new Set(registrations.map((r) => r.package))];
+    expect(registering.filter((name) => !(name in dependencies))).toEqual([]);
+  });
+
+  it.each(registrations.map((r) => [r.class, r]))('has rmm.mr.%s, the class of its own package', async (_, r) => {
+    const own = await importPackage(r);
+    const namespace = r.umbrella.split('.').reduce((at: any, key) => at[key], rmm) as Record<string, unknown>;
+    expect(namespace[r.class]).toBe(own[r.class]);
+    for (const name of r.exports) expect(namespace[name]).toBe(own[name]);
+  });
+
+  it.each(registrations.map((r) => [r.class, r]))('%s is what its registration says', async (_, r) => {
+    const { prototype } = (await importPackage(r))[r.class];
+    expect(prototype instanceof rmm.DeviceMemoryResource).toBe(true);
+    expect([r.kind, prototype instanceof rmm.UpstreamResourceAdaptor]).toEqual([r.kind, r.kind !== 'base']);
+    const members = r.members.filter((m) => m.startsWith('.')).map((m) => m.slice(1).replace(/\(.*$/, ''));
+    const missingMembers = [...members, ...Object.keys(r.counters)].filter((name) => !(name in prototype));
+    expect(missingMembers).toEqual([]);
   });
 
   it('re-exports the packages themselves, not copies', async () => {
