@@ -15,8 +15,9 @@
 //   --seed N                    the random sequences (default: a new one, printed)
 //   --json FILE                 also write the figures as JSON
 import { writeFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { availableDeviceMemory, cuda, setCurrentDeviceResource } from '@rmmjs/core';
-import { buildStack } from '@rmmjs/stress/stacks';
+import { buildStack, expectedCounters } from '@rmmjs/stress/stacks';
 import { startWorker } from '@rmmjs/stress/threads';
 import { Workload } from '@rmmjs/stress/workload';
 
@@ -102,7 +103,7 @@ const sampler = setInterval(() => rss.push({ at: Date.now() - start, bytes: proc
 
 async function round(index, until) {
   const spec = specs[index % specs.length];
-  const stack = buildStack(spec, { poolSize, limit: poolSize });
+  const stack = buildStack(spec, { poolSize });
   const previous = setCurrentDeviceResource(stack.top);
   const roundSeed = seed + 1000 * index;
   const running = Array.from({ length: workers }, (_, i) =>
@@ -149,10 +150,8 @@ async function round(index, until) {
   }
   add(main.counts);
   const counters = stack.counters();
-  const nonzero = Object.entries(counters).filter(([, value]) =>
-    typeof value === 'number' ? value !== 0 : value.currentBytes !== 0 || value.currentCount !== 0,
-  );
-  if (nonzero.length > 0) problem(`${spec}: its counters after every buffer was freed: ${JSON.stringify(counters)}`);
+  if (!isDeepStrictEqual(counters, expectedCounters(stack, [])))
+    problem(`${spec}: its counters after every buffer was freed: ${JSON.stringify(counters)}`);
   setCurrentDeviceResource(previous);
   const held = stack.close();
   if (held !== 0) problem(`${spec}: ${held} bytes not given back upstream once closed`);

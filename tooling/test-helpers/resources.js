@@ -1,33 +1,37 @@
 // The resources suites run over (one table for every package), and the fixtures around them.
 // @rmmjs/core and the sibling packages are imported as the package under test resolves them:
 // this package cannot depend on them (their tests depend on it).
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 import { fakeCuda } from '@rmmjs/fake-cuda';
-import { MiB, expectBytes, importFromPackage, onFake, packageUses, pattern, withCuda } from './basics.js';
+import { exampleArguments, importResource, registrationsOf } from '@rmmjs/registry';
+import {
+  MiB,
+  expectBytes,
+  importFromPackage,
+  onFake,
+  packageUnderTest,
+  packageUses,
+  pattern,
+  resolveFromPackage,
+  withCuda,
+} from './basics.js';
 
 export const core = await importFromPackage('@rmmjs/core');
 export const coreInternal = await importFromPackage('@rmmjs/core/internal');
 const limiting = packageUses('@rmmjs/limiting') ? await importFromPackage('@rmmjs/limiting') : undefined;
 
-const {
-  CudaAsyncMemoryResource,
-  CudaAsyncViewMemoryResource,
-  CudaMemoryResource,
-  DeviceBuffer,
-  ManagedMemoryResource,
-  PinnedHostMemoryResource,
-  SamHeadroomMemoryResource,
-  SystemMemoryResource,
-  cuda,
-  getCurrentDeviceResource,
-  setCurrentDeviceResource,
-} = core;
+const { DeviceBuffer, cuda, getCurrentDeviceResource, setCurrentDeviceResource } = core;
 
 /** CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: HMM or ATS, which system memory on a GPU needs. */
 export const PAGEABLE_MEMORY_ACCESS = 88;
 
 /** Whether system memory works here: always in host mode, on a GPU with pageable memory access. */
 export const pageableMemoryAccess = () => !withCuda() || cuda.deviceAttribute(PAGEABLE_MEMORY_ACCESS) === 1;
+
+const coreDirectory = dirname(resolveFromPackage('@rmmjs/core/package.json'));
+const coreManifest = JSON.parse(readFileSync(join(coreDirectory, 'package.json'), 'utf8'));
 
 const notADependency = (name) =>
   `${name} is not a dependency of the package under test: add "${name}": "workspace:*" to its devDependencies`;
@@ -43,17 +47,31 @@ export function counting(upstream = getCurrentDeviceResource(), limit = 200 * Mi
 }
 
 const inAnyMode = () => true;
-const noHugeManagedRequests = {
-  outOfMemory: { on: ['gpu'], why: 'a GPU can hang when asked for more managed memory than it has' },
-};
+
+/** What a registration's `needs` asks of this backend. */
+const available = (needs) => () =>
+  needs.every((need) => (need === 'cuda' ? withCuda() : need === 'pageableMemoryAccess' && pageableMemoryAccess()));
+
+// The base resources registered by core and by the package under test (their package.json's
+// "rmmjs" block) that can be made from their example arguments, with those classes.
+const registeredBases = await Promise.all(
+  [
+    ...registrationsOf(coreManifest, coreDirectory),
+    ...(packageUnderTest.name === coreManifest.name ? [] : registrationsOf(packageUnderTest, process.cwd())),
+  ]
+    .filter((r) => r.kind === 'base' && r.example !== undefined)
+    .map(async (r) => ({ registration: r, Class: await importResource(r) })),
+);
 
 /**
- * Every resource suites run with or over. `available()`: whether this backend can construct it;
+ * Every resource suites run with or over: the current device resource, the registered base
+ * resources, and the counting adaptor. `available()`: whether this backend can construct it;
  * `needsCuda`: it cannot exist in host mode; `needsPageableMemoryAccess`: on a GPU it needs HMM
  * or ATS (on the fake driver the conformance suite turns the attribute on); `hostAccessible`:
  * the host can read its memory; `managed`: CUDA managed memory; `equalInstances`: two of them
  * compare equal (`isEqual`), as in RMM; `owned`: made for the caller, who disposes it (false for
- * the current device resource); `cannot`: conformance cases it cannot do (see conformance.js).
+ * the current device resource); `cannot`: conformance cases it cannot do (see conformance.js);
+ * `package`: where it comes from.
  */
 export const resourceTable = [
   {
@@ -63,66 +81,20 @@ export const resourceTable = [
     hostAccessible: !withCuda(),
     managed: false,
     owned: false,
+    package: '@rmmjs/core',
   },
-  {
-    name: 'CudaMemoryResource',
-    make: () => new CudaMemoryResource(),
-    available: withCuda,
-    needsCuda: true,
-    hostAccessible: false,
-    equalInstances: true,
-  },
-  {
-    name: 'ManagedMemoryResource',
-    make: () => new ManagedMemoryResource(),
-    available: withCuda,
-    needsCuda: true,
-    hostAccessible: true,
-    managed: true,
-    equalInstances: true,
-    cannot: noHugeManagedRequests,
-  },
-  {
-    name: 'PinnedHostMemoryResource',
-    make: () => new PinnedHostMemoryResource(),
-    available: withCuda,
-    needsCuda: true,
-    hostAccessible: true,
-    equalInstances: true,
-  },
-  {
-    name: 'CudaAsyncMemoryResource',
-    make: () => new CudaAsyncMemoryResource(),
-    available: withCuda,
-    needsCuda: true,
-    hostAccessible: false,
-    equalInstances: false, // each owns its pool
-  },
-  {
-    name: 'CudaAsyncViewMemoryResource',
-    make: () => new CudaAsyncViewMemoryResource(cuda.getDefaultMemPool()),
-    available: withCuda,
-    needsCuda: true,
-    hostAccessible: false,
-    equalInstances: true, // views of the same pool
-  },
-  {
-    name: 'SystemMemoryResource',
-    make: () => new SystemMemoryResource(),
-    available: pageableMemoryAccess,
-    needsPageableMemoryAccess: true,
-    hostAccessible: true,
-    equalInstances: true,
-  },
-  {
-    name: 'SamHeadroomMemoryResource',
-    make: () => new SamHeadroomMemoryResource(16 * MiB),
-    available: () => withCuda() && pageableMemoryAccess(),
-    needsCuda: true,
-    needsPageableMemoryAccess: true,
-    hostAccessible: true,
-    equalInstances: true, // the same headroom
-  },
+  ...registeredBases.map(({ registration, Class }) => ({
+    name: registration.class,
+    make: () => new Class(...exampleArguments(registration, { memoryPool: () => cuda.getDefaultMemPool() })),
+    available: available(registration.needs),
+    needsCuda: registration.needs.includes('cuda'),
+    needsPageableMemoryAccess: registration.needs.includes('pageableMemoryAccess'),
+    hostAccessible: registration.hostAccessible,
+    managed: registration.managed,
+    equalInstances: registration.equalInstances,
+    cannot: registration.cannot,
+    package: registration.package,
+  })),
   {
     name: 'LimitingResourceAdaptor',
     make: () => counting(),
@@ -130,6 +102,7 @@ export const resourceTable = [
     requires: '@rmmjs/limiting',
     hostAccessible: !withCuda(),
     counts: (mr) => mr.getAllocatedBytes(),
+    package: '@rmmjs/limiting',
   },
 ].map((entry) => ({
   managed: false,
@@ -141,9 +114,8 @@ export const resourceTable = [
   ...entry,
 }));
 
-/** The resources of @rmmjs/core (the table less the current device resource and the adaptor). */
-export const coreResources = () =>
-  resourceTable.filter((entry) => entry.owned && entry.name !== 'LimitingResourceAdaptor');
+/** The resources of @rmmjs/core (the table less the current device resource). */
+export const coreResources = () => resourceTable.filter((entry) => entry.owned && entry.package === '@rmmjs/core');
 
 /** The entries of `names`, in that order, that this backend can construct. */
 export function upstreams(...names) {

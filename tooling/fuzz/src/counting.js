@@ -1,33 +1,22 @@
-// A model of the counters of limiting, tracking and statistics adaptors. An allocation through a
-// resource reaches every adaptor down its chain of pass-through adaptors with the same size, so
-// the model knows their counters exactly, until a suballocator (pool, arena, binning, fixed-size)
-// takes memory from the chain in blocks of its own: from then on only the end (0 once everything
-// is freed) is checked.
+// A model of the counters of the adaptors that register counters (limiting, tracking, statistics).
+// An allocation through a resource reaches every adaptor down its chain of pass-through adaptors
+// with the same size, so the model knows their counters exactly, until a suballocator (pool, arena,
+// binning, fixed-size) takes memory from the chain in blocks of its own: from then on only the end
+// (0 once everything is freed) is checked.
+import { workspaceRegistrations } from '@rmmjs/registry';
 import { FuzzFailure } from './oracle.js';
 
-const passThrough = new Set([
-  'LimitingResourceAdaptor',
-  'TrackingResourceAdaptor',
-  'StatisticsResourceAdaptor',
-  'PrefetchResourceAdaptor',
-  'LoggingResourceAdaptor',
-  'FailureCallbackResourceAdaptor',
-]);
-const suballocators = new Set([
-  'PoolMemoryResource',
-  'ArenaMemoryResource',
-  'FixedSizeMemoryResource',
-  'BinningMemoryResource',
-]);
-
-// Resources that free whatever their allocator takes back (the C heap, the driver), as the device's
-// default resource does.
-const freeAnything = new Set([
-  'SystemMemoryResource',
-  'CudaMemoryResource',
-  'ManagedMemoryResource',
-  'PinnedHostMemoryResource',
-]);
+// What the model needs to know of each class, from the registrations (package.json's "rmmjs"
+// blocks): pass-through adaptors, suballocators, resources that free whatever their allocator takes
+// back (the C heap, the driver, as the device's default resource does), those that call JavaScript,
+// and each class's counters.
+const registered = new Map(workspaceRegistrations().map((registration) => [registration.class, registration]));
+const classesWhere = (test) => new Set([...registered.values()].filter(test).map((registration) => registration.class));
+const passThrough = classesWhere((r) => r.kind === 'adaptor');
+const suballocators = classesWhere((r) => r.kind === 'suballocator');
+const freeAnything = classesWhere((r) => r.freesAnything);
+const callsJavaScript = [...classesWhere((r) => r.callsJavaScript !== undefined)];
+const freesThroughJavaScript = [...classesWhere((r) => r.callsJavaScript === 'always')];
 
 const zeroPair = () => ({ currentBytes: 0, currentCount: 0, peakBytes: 0, peakCount: 0, totalBytes: 0, totalCount: 0 });
 const align256 = (n) => Math.ceil(n / 256) * 256;
@@ -50,6 +39,7 @@ export class CountingModel {
       exact: true,
       extra: [],
       bytes: 0,
+      alignedBytes: 0,
       count: 0,
       stack: [zeroPair()],
     };
@@ -110,7 +100,7 @@ export class CountingModel {
    * failure callback below it), which may do anything, so the call may fail in any documented way.
    */
   reachesJs(address) {
-    return this.#hasBelow(address, ['CallbackMemoryResource', 'FailureCallbackResourceAdaptor']);
+    return this.#hasBelow(address, callsJavaScript);
   }
 
   /**
@@ -118,7 +108,7 @@ export class CountingModel {
    * failure callback runs only when an allocation fails).
    */
   freesThroughJs(address) {
-    return this.#hasBelow(address, ['CallbackMemoryResource']);
+    return this.#hasBelow(address, freesThroughJavaScript);
   }
 
   #hasBelow(address, kinds) {
@@ -199,7 +189,8 @@ export class CountingModel {
       return;
     }
     for (const node of this.#chain(address)) {
-      node.bytes += node.kind === 'LimitingResourceAdaptor' ? align256(nbytes) : nbytes;
+      node.bytes += nbytes;
+      node.alignedBytes += align256(nbytes);
       node.count += 1;
       add(node.stack.at(-1), nbytes);
     }
@@ -209,7 +200,8 @@ export class CountingModel {
   deallocated(address, nbytes) {
     if (address === undefined || nbytes === 0) return;
     for (const node of this.#chain(address)) {
-      node.bytes -= node.kind === 'LimitingResourceAdaptor' ? align256(nbytes) : nbytes;
+      node.bytes -= nbytes;
+      node.alignedBytes -= align256(nbytes);
       node.count -= 1;
       const top = node.stack.at(-1);
       top.currentBytes -= nbytes;
@@ -287,26 +279,17 @@ export class CountingModel {
       const fail = (what, actual, expected) => {
         throw new FuzzFailure(`${when}: ${node.kind}.${what} is ${actual}, the model counted ${expected}`);
       };
-      switch (node.kind) {
-        case 'LimitingResourceAdaptor': {
-          const bytes = mr.getAllocatedBytes();
-          if (bytes !== node.bytes) fail('getAllocatedBytes()', bytes, node.bytes);
-          break;
-        }
-        case 'TrackingResourceAdaptor': {
-          const bytes = mr.getAllocatedBytes();
-          if (bytes !== node.bytes) fail('getAllocatedBytes()', bytes, node.bytes);
-          const count = mr.getOutstandingAllocationCount();
-          if (count !== node.count) fail('getOutstandingAllocationCount()', count, node.count);
-          break;
-        }
-        case 'StatisticsResourceAdaptor': {
-          const actual = mr.allocationCounts;
+      for (const [member, unit] of Object.entries(registered.get(node.kind)?.counters ?? {})) {
+        const actual = typeof mr[member] === 'function' ? mr[member]() : mr[member];
+        const shown = typeof mr[member] === 'function' ? `${member}()` : member;
+        if (unit === 'statistics') {
           const expected = node.stack.at(-1);
           for (const key of Object.keys(expected)) {
-            if (actual[key] !== expected[key]) fail(`allocationCounts.${key}`, actual[key], expected[key]);
+            if (actual[key] !== expected[key]) fail(`${shown}.${key}`, actual[key], expected[key]);
           }
-          break;
+        } else {
+          const expected = unit === 'bytes' ? node.bytes : unit === 'alignedBytes' ? node.alignedBytes : node.count;
+          if (actual !== expected) fail(shown, actual, expected);
         }
       }
     }

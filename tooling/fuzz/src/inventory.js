@@ -7,10 +7,10 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { workspacePackages } from '@rmmjs/registry';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repositoryRoot = join(here, '..', '..', '..');
-const require = createRequire(join(here, '..', 'package.json'));
 
 const privateEntryPoints = new Set(['./internal', './package.json']);
 
@@ -42,17 +42,15 @@ function targetOf(entry) {
   return undefined;
 }
 
-/** Imports an entry point as this package resolves it (it must be a devDependency). */
+/** Imports an entry point of a workspace package as its own package resolves it (its build). */
 export async function importEntryPoint(entry) {
-  let path;
-  try {
-    path = require.resolve(entry);
-  } catch {
-    throw new Error(
-      `${entry} is not a devDependency of @rmmjs/fuzz: add it to tooling/fuzz/package.json and write its models`,
-    );
-  }
-  return import(pathToFileURL(path).href);
+  const name = entry
+    .split('/')
+    .slice(0, entry.startsWith('@') ? 2 : 1)
+    .join('/');
+  const found = workspacePackages().find(({ manifest }) => manifest.name === name);
+  if (found === undefined) throw new Error(`${entry} is not the entry point of a package under packages/`);
+  return import(pathToFileURL(createRequire(join(found.directory, 'package.json')).resolve(entry)).href);
 }
 
 const isClass = (value) => typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));

@@ -5,11 +5,8 @@ export const CUDA_BASES: string[];
 export function parseStack(spec: string): string[];
 export function needsCuda(spec: string): boolean;
 
-export interface Counters {
-  statistics?: { currentBytes: number; currentCount: number };
-  limiting?: number;
-  tracking?: number;
-}
+/** By layer name (`Statistics`), by registered counter (`allocationCounts`, `getAllocatedBytes`). */
+export type Counters = Record<string, Record<string, number | { currentBytes: number; currentCount: number }>>;
 
 export interface Stack {
   spec: string;
@@ -24,6 +21,6 @@ export interface Stack {
   close(): number;
 }
 
-export function buildStack(spec: string, options?: { poolSize?: number; limit?: number }): Stack;
+export function buildStack(spec: string, options?: { poolSize?: number }): Stack;
 /** What counters() must say while `capacities` are all that was allocated through the stack. */
 export function expectedCounters(stack: Stack, capacities: number[]): Counters;

@@ -16,200 +16,179 @@ import {
 import * as V from '../values.js';
 import { behaviours, callbackFunction, failureCallbackFunction } from './callbacks.js';
 import { isToken, token as tokenDescriptor, tokenArg } from '../tokens.js';
+import { workspaceRegistrations } from '@rmmjs/registry';
+
+// How each constructor is called: from its registration (the "rmmjs" block of its package.json),
+// each argument by its declared type. `args` is the arbitrary of the arguments' descriptors;
+// `make(call, descriptors)` materializes and classifies them and returns the constructor's
+// arguments (undefined: skip the call), setting `call.upstream` where there is one.
+function registeredConstructor(registration) {
+  const own = customConstructors[registration.class];
+  if (own !== undefined) return { pkg: registration.package, name: registration.class, ...own };
+  const kinds = registration.arguments.map(argumentKind);
+  const unmodelled = registration.arguments.find((argument, i) => kinds[i] === undefined);
+  if (unmodelled !== undefined)
+    throw new Error(
+      `the fuzzer cannot make ${registration.class}'s "${unmodelled.name}" (${unmodelled.type}): ` +
+        'add the class to customConstructors in tooling/fuzz/src/models/resources.js',
+    );
+  const upstream = registration.upstreams === 1 ? [V.resource] : [];
+  return {
+    pkg: registration.package,
+    name: registration.class,
+    args: fc.tuple(...upstream, ...kinds.map((kind) => kind.arbitrary)),
+    make(call, descriptors) {
+      const made = [];
+      if (registration.upstreams === 1) {
+        const up = resource(call, descriptors[0]);
+        call.upstream = up.value;
+        made.push(up.value);
+      }
+      const rest = descriptors.slice(upstream.length);
+      for (const [i, kind] of kinds.entries()) {
+        const value = kind.value(call, rest[i]);
+        if (value === skip) return undefined;
+        made.push(value);
+      }
+      needs(call, registration.needs);
+      call.allow(...registration.errors);
+      return made;
+    },
+  };
+}
+
+// Returned by an argument's value() when the call must not be made (a wild pointer is the caller's fault).
+const skip = Symbol('skip');
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
+const TiB = 2 ** 40;
+// Valid values to try: byte counts around the resources' own thresholds (256-byte alignment, a
+// 1 MiB arena, pools of a few MiB, a request no device has); counts; exponents and their ends.
+const byteValues = [0, 256, 1000, 4096, 65536, MiB, 4 * MiB, 16 * MiB, 100 * KiB + 1, TiB];
+const countValues = [0, 1, 2, 16];
+const integerValues = ({ min, max }) => [...new Set([-1, 0, 8, 10, 12, 31, min, max, min - 1, max + 1])];
 
-/** A size option with these valid values (and hostile ones). */
-const opt = (...valid) => V.sizeOption(fc.constantFrom(...valid));
+/** An argument's `{ arbitrary, value(call, descriptor) }` by its registered type; undefined where none is modelled. */
+function argumentKind(argument) {
+  switch (argument.type) {
+    case 'size':
+      return {
+        arbitrary: argument.bytes ? V.sizeOption(fc.constantFrom(...byteValues)) : V.sizeAmong(...countValues),
+        value: (call, d) => checkField(call, argument, call.value(d)),
+      };
+    case 'integer':
+    case 'boolean':
+      return {
+        arbitrary: argument.type === 'boolean' ? V.bool : V.integerAmong(...integerValues(argument)),
+        value: (call, d) => checkField(call, argument, call.value(d)),
+      };
+    case 'options': {
+      const fields = Object.fromEntries(
+        Object.entries(argument.fields).map(([key, field]) => [key, fieldArbitrary(field)]),
+      );
+      const rules = Object.fromEntries(
+        Object.entries(argument.fields).map(([key, field]) => [key, (call, value) => checkField(call, field, value)]),
+      );
+      return {
+        arbitrary: V.options(fields),
+        value(call, d) {
+          const value = optionsValue(call, d, rules);
+          for (const [key, field] of Object.entries(argument.fields)) {
+            // A file the environment does not name (the fuzzer sets no variables) must be given.
+            if (field.requiredUnlessEnv !== undefined && !process.env[field.requiredUnlessEnv]) {
+              if (readQuietly(value, key) === undefined) call.invalid('value');
+            }
+          }
+          return value;
+        },
+      };
+    }
+    case 'memoryPool':
+      return { arbitrary: memoryPoolArbitrary, value: memoryPoolValue };
+    default:
+      return undefined;
+  }
+}
 
-// How each constructor is called. `args(call, descriptors)` materializes and classifies the
-// arguments and returns [constructor arguments, upstream value or undefined].
-const constructors = [
-  base('@rmmjs/core', 'CudaMemoryResource'),
-  base('@rmmjs/core', 'ManagedMemoryResource'),
-  base('@rmmjs/core', 'PinnedHostMemoryResource'),
-  base('@rmmjs/core', 'SystemMemoryResource'),
+const fieldArbitrary = (field) => (field.type === 'fileName' ? V.fileName : argumentKind(field).arbitrary);
+
+/** Classifies a value of a registered argument type: the kind of error it must raise, if any. */
+function checkField(call, field, value) {
+  switch (field.type) {
+    case 'size': {
+      const n = field.bytes ? sizeOption(call, value) : (size(call, value), value);
+      if (typeof n === 'number' && (n < field.min || (field.max !== undefined && n > field.max))) call.invalid('range');
+      return value;
+    }
+    case 'integer':
+      return integerIn(call, value, field.min, field.max);
+    case 'boolean':
+      return boolean(call, value);
+    case 'fileName':
+      if (string(call, value) === '') call.invalid('value');
+      else if (typeof value === 'string') call.allow('value', 'logic'); // a file that cannot be opened
+      return value;
+  }
+  throw new Error(`no rule for a ${field.type} option`);
+}
+
+// A memory pool handle: the device's default pools, an async resource's pool, or wrong ones.
+const memoryPoolArbitrary = fc.oneof(
   {
-    pkg: '@rmmjs/core',
-    name: 'SamHeadroomMemoryResource',
-    args: fc.tuple(opt(0, 4096, 16 * MiB, 2 ** 40)),
-    make(call, [headroom]) {
-      const value = call.value(headroom);
-      sizeOption(call, value);
-      needsCuda(call, { pageable: true });
-      return [value];
-    },
-  },
-  {
-    pkg: '@rmmjs/core',
-    name: 'CudaAsyncMemoryResource',
-    args: fc.tuple(
-      V.options({ initialPoolSize: opt(0, 256, MiB, 2 ** 40), releaseThreshold: opt(0, MiB), enableIpc: V.bool }),
-    ),
-    make(call, [o]) {
-      const value = optionsValue(call, o, {
-        initialPoolSize: sizeOption,
-        releaseThreshold: sizeOption,
-        enableIpc: boolean,
-      });
-      needsCuda(call, {});
-      call.allow('oom');
-      return [value];
-    },
-  },
-  {
-    pkg: '@rmmjs/core',
-    name: 'CudaAsyncViewMemoryResource',
-    args: fc.tuple(
-      fc.oneof(
-        {
-          weight: 4,
-          arbitrary: fc.record({
-            pool: fc.constantFrom('default0', 'default1', 'ofAsync', 'zero', 'negative', 'huge'),
-            i: fc.nat(),
-          }),
-        },
-        { weight: 1, arbitrary: V.hostile },
-      ),
-    ),
-    make(call, [d]) {
-      const world = call.world;
-      if (!('pool' in d)) {
-        const value = call.value(d);
-        if (typeof value !== 'bigint') call.invalid('type');
-        else if (value < 0n || value >= 2n ** 64n) call.invalid('range');
-        else call.allow('logic', 'cuda', 'noDriver', 'value');
-        needsCuda(call, {});
-        // Only handles that cannot be a pool reach the driver: a wild one is the caller's fault.
-        if (typeof value === 'bigint' && value > 0n && value < 2n ** 64n) return undefined;
-        return [value];
-      }
-      needsCuda(call, {});
-      const { core } = world.P;
-      let handle;
-      switch (d.pool) {
-        case 'default0':
-        case 'default1':
-          if (!core.cuda.isAvailable()) return [0n];
-          handle = core.cuda.getDefaultMemPool(d.pool === 'default1' && world.devices > 1 ? 1 : 0);
-          break;
-        case 'ofAsync': {
-          const async = world.resources.filter((e) => !e.disposed && e.mr instanceof core.CudaAsyncMemoryResource);
-          if (async.length === 0) return undefined;
-          handle = async[d.i % async.length].mr.poolHandle();
-          break;
-        }
-        case 'zero':
-          call.invalid(core.cuda.isAvailable() ? 'logic' : 'noDriver');
-          return [0n];
-        case 'negative':
-          call.invalid('range');
-          return [-1n];
-        case 'huge':
-          call.invalid('range');
-          return [2n ** 64n];
-      }
-      return [handle];
-    },
-  },
-  adaptor(
-    '@rmmjs/pool',
-    'PoolMemoryResource',
-    V.options({
-      initialPoolSize: opt(0, 256, 4096, MiB, 1000),
-      maximumPoolSize: opt(MiB, 4 * MiB, 16 * MiB, 100 * KiB + 1),
+    weight: 4,
+    arbitrary: fc.record({
+      pool: fc.constantFrom('default0', 'default1', 'ofAsync', 'zero', 'negative', 'huge'),
+      i: fc.nat(),
     }),
-    (call, o) => {
-      const value = optionsValue(call, o, { initialPoolSize: sizeOption, maximumPoolSize: sizeOption });
-      call.allow('logic', 'oom'); // sizes not multiples of 256, initial > maximum; no memory for the pool
-      return [value];
+  },
+  { weight: 1, arbitrary: V.hostile },
+);
+
+function memoryPoolValue(call, d) {
+  const world = call.world;
+  if (!('pool' in d)) {
+    const value = call.value(d);
+    if (typeof value !== 'bigint') call.invalid('type');
+    else if (value < 0n || value >= 2n ** 64n) call.invalid('range');
+    else call.allow('logic', 'cuda', 'noDriver', 'value');
+    // Only handles that cannot be a pool reach the driver: a wild one is the caller's fault.
+    return typeof value === 'bigint' && value > 0n && value < 2n ** 64n ? skip : value;
+  }
+  const { core } = world.P;
+  switch (d.pool) {
+    case 'default0':
+    case 'default1':
+      if (!core.cuda.isAvailable()) return 0n;
+      return core.cuda.getDefaultMemPool(d.pool === 'default1' && world.devices > 1 ? 1 : 0);
+    case 'ofAsync': {
+      const async = world.resources.filter((e) => !e.disposed && e.mr instanceof core.CudaAsyncMemoryResource);
+      return async.length === 0 ? skip : async[d.i % async.length].mr.poolHandle();
+    }
+    case 'zero':
+      call.invalid(core.cuda.isAvailable() ? 'logic' : 'noDriver');
+      return 0n;
+    case 'negative':
+      call.invalid('range');
+      return -1n;
+    case 'huge':
+      call.invalid('range');
+      return 2n ** 64n;
+  }
+}
+
+// Constructors whose arguments are JavaScript functions: the world's callback behaviours.
+const customConstructors = {
+  FailureCallbackResourceAdaptor: {
+    args: fc.tuple(V.resource, behaviours),
+    make(call, [upstream, b]) {
+      const up = resource(call, upstream);
+      call.upstream = up.value;
+      call.world.madeJsResources = true;
+      return [up.value, failureCallbackFunction(call, b)];
     },
-  ),
-  adaptor(
-    '@rmmjs/arena',
-    'ArenaMemoryResource',
-    V.options({ arenaSize: opt(MiB, 2 * MiB, 4 * MiB, 1000), dumpLogOnFailure: V.bool }),
-    (call, o) => {
-      const value = optionsValue(call, o, { arenaSize: sizeOption, dumpLogOnFailure: boolean });
-      call.allow('logic', 'oom');
-      return [value];
-    },
-  ),
-  adaptor(
-    '@rmmjs/fixed-size',
-    'FixedSizeMemoryResource',
-    V.options({ blockSize: opt(256, 1000, 4096, 65536, 0), blocksToPreallocate: V.sizeAmong(1, 2, 16, 0) }),
-    (call, o) => {
-      const value = optionsValue(call, o, {
-        blockSize: (c, v) => {
-          const n = sizeOption(c, v);
-          if (n === 0) c.invalid('range');
-          return n;
-        },
-        blocksToPreallocate: (c, v) => {
-          size(c, v);
-          if (v === 0) c.invalid('range');
-          if (typeof v === 'number' && v > 2 ** 40) c.invalid('range');
-          return v;
-        },
-      });
-      call.allow('oom', 'range');
-      return [value];
-    },
-  ),
-  adaptor(
-    '@rmmjs/binning',
-    'BinningMemoryResource',
-    V.options({
-      minSizeExponent: V.integerAmong(-1, 8, 10, 31, -2),
-      maxSizeExponent: V.integerAmong(-1, 10, 12, 31, 200),
-    }),
-    (call, o) => {
-      const value = optionsValue(call, o, {
-        minSizeExponent: (c, v) => integerIn(c, v, -128, 127),
-        maxSizeExponent: (c, v) => integerIn(c, v, -128, 127),
-      });
-      call.allow('range', 'oom'); // exponents outside 0..30 when bins are made
-      return [value];
-    },
-  ),
-  adaptor('@rmmjs/limiting', 'LimitingResourceAdaptor', opt(0, 256, 4096, 65536, MiB, 16 * MiB), (call, limit) => {
-    const value = call.value(limit);
-    sizeOption(call, value);
-    return [value];
-  }),
-  adaptor('@rmmjs/prefetch', 'PrefetchResourceAdaptor', fc.constant(undefined), () => []),
-  adaptor('@rmmjs/tracking', 'TrackingResourceAdaptor', V.options({ captureStacks: V.bool }), (call, o) => [
-    optionsValue(call, o, { captureStacks: boolean }),
-  ]),
-  adaptor('@rmmjs/statistics', 'StatisticsResourceAdaptor', fc.constant(undefined), () => []),
-  adaptor(
-    '@rmmjs/logging',
-    'LoggingResourceAdaptor',
-    V.options({ logFileName: V.fileName, autoFlush: V.bool }),
-    (call, o) => {
-      const value = optionsValue(call, o, {
-        logFileName: (c, v) => {
-          if (v === undefined)
-            c.invalid('value'); // no RMM_LOG_FILE in the fuzzer's environment
-          else if (string(c, v) === '') c.invalid('value');
-          else if (typeof v === 'string') c.allow('value', 'logic'); // a file that cannot be opened
-          return v;
-        },
-        autoFlush: boolean,
-      });
-      if (readQuietly(value, 'logFileName') === undefined) call.invalid('value'); // no RMM_LOG_FILE here
-      return [value];
-    },
-  ),
-  adaptor('@rmmjs/failure-callback', 'FailureCallbackResourceAdaptor', behaviours, (call, b) => {
-    call.world.madeJsResources = true;
-    return [failureCallbackFunction(call, b)];
-  }),
-  {
-    pkg: '@rmmjs/callback',
-    name: 'CallbackMemoryResource',
+  },
+  CallbackMemoryResource: {
     args: fc.tuple(V.resource, behaviours, behaviours),
     make(call, [inner, allocate, deallocate]) {
       call.world.madeJsResources = true;
@@ -219,41 +198,14 @@ const constructors = [
       ];
     },
   },
-];
+};
 
-function base(pkg, name) {
-  return {
-    pkg,
-    name,
-    args: fc.constant([]),
-    make(call) {
-      needsCuda(call, { pageable: name === 'SystemMemoryResource' });
-      return [];
-    },
-  };
-}
-
-function adaptor(pkg, name, rest, make) {
-  return {
-    pkg,
-    name,
-    args: fc.tuple(V.resource, rest),
-    make(call, [upstream, restDescriptor]) {
-      const up = resource(call, upstream);
-      call.upstream = up.value;
-      return [up.value, ...make(call, restDescriptor)];
-    },
-  };
-}
-
-function needsCuda(call, { pageable }) {
-  const { cuda } = call.world.P.core;
-  if (call.world.backend === 'host') {
-    if (!(pageable && call.name.startsWith('new SystemMemoryResource'))) call.invalid('noDriver');
-  } else if (pageable) {
-    call.allow('logic'); // no pageable memory access on this device
-  }
-  if (cuda.isAvailable()) call.allow('cuda');
+/** What a registration's `needs` makes of a call on this backend. */
+function needs(call, needed) {
+  if (needed.length === 0) return;
+  if (needed.includes('cuda') && call.world.backend === 'host') call.invalid('noDriver');
+  if (needed.includes('pageableMemoryAccess') && call.world.backend !== 'host') call.allow('logic'); // no HMM or ATS here
+  if (call.world.P.core.cuda.isAvailable()) call.allow('cuda');
 }
 
 /** value[key], or undefined when value is not an object or reading it throws. */
@@ -353,7 +305,7 @@ const deallocateVariants = [
 
 export default function resourceModels() {
   return [
-    ...constructors.map(constructorModel),
+    ...workspaceRegistrations().map(registeredConstructor).map(constructorModel),
     {
       name: "fixed-size's defaults",
       covers: ['@rmmjs/fixed-size:DEFAULT_BLOCK_SIZE', '@rmmjs/fixed-size:DEFAULT_BLOCKS_TO_PREALLOCATE'],
