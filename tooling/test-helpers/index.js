@@ -1,6 +1,7 @@
 // Helpers shared by the packages' suites (see README.md).
 export { fakeCuda, libraryPath as fakeCudaLibraryPath } from '@rmmjs/fake-cuda';
 export * from './basics.js';
+export { expectAddonExports } from './addon-exports.js';
 export * from './workers.js';
 export {
   PAGEABLE_MEMORY_ACCESS,
