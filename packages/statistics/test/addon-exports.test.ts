@@ -1,0 +1,9 @@
+// The addon (src/native/addon.cc) against StatisticsAddon, its interface in src/addon.ts: a function added,
+// removed or renamed on either side fails (the list must name every member of StatisticsAddon).
+import { expectAddonExports } from '@rmmjs/test-helpers';
+import { it } from 'vitest';
+import { addon } from '../dist/addon.js';
+
+it('the addon exports what StatisticsAddon declares, and nothing else', () => {
+  expectAddonExports(addon, ['create', 'counters', 'push', 'pop', 'countAllocation', 'countFree']);
+});
