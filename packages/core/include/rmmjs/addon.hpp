@@ -84,9 +84,17 @@ inline std::shared_ptr<JsEnvironment>& EnvironmentOf(const Napi::CallbackInfo& i
   return *Data(info.Env()).js_environment;
 }
 
+// A function an addon exports, by its JavaScript name: {"name", callback}, or, on a hot path,
+// {"name", raw} with a plain Node-API callback (it skips node-addon-api's wrapper and CallMethod's
+// guard, so it catches its own exceptions).
 struct Method {
+  constexpr Method(const char* name, Napi::Value (*callback)(const Napi::CallbackInfo&))
+      : name(name), callback(callback) {}
+  constexpr Method(const char* name, napi_callback raw) : name(name), raw(raw) {}
+
   const char* name;
-  Napi::Value (*callback)(const Napi::CallbackInfo&);
+  Napi::Value (*callback)(const Napi::CallbackInfo&) = nullptr;
+  napi_callback raw = nullptr;
 };
 
 namespace detail {
@@ -114,15 +122,28 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
 
 }  // namespace detail
 
+// Sets each of the `count` methods on exports as a function of its name. `methods` lives as long as
+// the process (the functions point to them).
+inline void ExportMethods(Napi::Env env, Napi::Object exports, const Method* methods, size_t count) {
+  for (const Method* method = methods; method != methods + count; method++) {
+    if (method->raw != nullptr) {
+      napi_value function = nullptr;
+      napi_create_function(env, method->name, NAPI_AUTO_LENGTH, method->raw, nullptr, &function);
+      exports.Set(method->name, Napi::Value(env, function));
+    } else {
+      exports.Set(method->name,
+                  Napi::Function::New(env, detail::CallMethod, method->name, const_cast<Method*>(method)));
+    }
+  }
+}
+
 // Module initialisation behind RMMJS_ADDON and RMMJS_JS_ADDON (a template, so that addons without
 // JavaScript callbacks do not link against JsEnvironment). `methods` lives as long as the process.
 template <bool kCallsJs, size_t kCount>
 Napi::Object ExportAddon(Napi::Env env, Napi::Object exports, const Method (&methods)[kCount]) {
   if constexpr (kCallsJs) Data(env).js_environment = JsEnvironment::Install(env);
   exports.Set("init", Napi::Function::New(env, detail::Init<kCallsJs>, "init"));
-  for (const Method& method : methods) {
-    exports.Set(method.name, Napi::Function::New(env, detail::CallMethod, method.name, const_cast<Method*>(&method)));
-  }
+  ExportMethods(env, exports, methods, kCount);
   return exports;
 }
 

@@ -16,6 +16,8 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+const js::Method kInit[] = {{"init", Init}};
+
 }  // namespace
 }  // namespace rmmjs
 
@@ -28,14 +30,12 @@ static Napi::Object InitCore(Napi::Env env, Napi::Object exports) {
   exports.Set("coreApi", Napi::Value(env, api));
   exports.Set("abiVersion",
               Napi::String::New(env, std::to_string(RMMJS_ABI_MAJOR) + "." + std::to_string(RMMJS_ABI_MINOR)));
-  exports.Set("init", Napi::Function::New(env, Init));
-  bind::RegisterCuda(env, exports);
-  bind::RegisterResources(env, exports);
-  bind::RegisterStreams(env, exports);
-  bind::RegisterBuffers(env, exports);
-  bind::RegisterLentMemory(env, exports);
-  bind::RegisterLogger(env, exports);
-  bind::RegisterThreads(env, exports);
+  // Then init and every bind_*.cc's functions.
+  for (const bind::MethodTable& table :
+       {bind::TableOf(kInit), bind::kCudaMethods, bind::kResourceMethods, bind::kStreamMethods, bind::kBufferMethods,
+        bind::kLentMemoryMethods, bind::kLoggerMethods, bind::kThreadMethods}) {
+    js::ExportMethods(env, exports, table.methods, table.count);
+  }
   return exports;
 }
 

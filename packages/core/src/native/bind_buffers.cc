@@ -262,30 +262,32 @@ Napi::Value CopySliceJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(bytes));
 }
 
+const js::Method kMethods[] = {
+    {"externalMemory", ExternalMemoryJs},
+    {"bufferCreate", CreateJs},
+    {"bufferCopy", CopyJs},
+    {"bufferFree", FreeJs},
+    {"bufferPtr", PtrJs},
+    {"bufferSize", SizeJs},
+    {"bufferCapacity", CapacityJs},
+    {"bufferDevice", DeviceJs},
+    {"bufferResize", ResizeJs},
+    {"bufferReserve", ReserveJs},
+    {"bufferCopyFromHost", CopyFromHostJs},
+    {"bufferCopyToHost", CopyToHostJs},
+    {"bufferCopyFromDevice", CopyFromDeviceJs},
+    {"bufferPrefetch", PrefetchJs},
+    {"bufferResource", ResourceJs},
+    {"bufferReclaim", ReclaimJs},
+    {"bufferBeginAsync", BeginAsyncJs},
+    {"bufferEndAsync", EndAsyncJs},
+    {"bufferSynchronizeAsync", SynchronizeAsyncJs},
+    {"bufferCopySlice", CopySliceJs},
+};
+
 }  // namespace
 
-void RegisterBuffers(Napi::Env env, Napi::Object exports) {
-  exports.Set("externalMemory", Napi::Function::New(env, ExternalMemoryJs));
-  ExportRaw(env, exports, "bufferCreate", CreateJs);
-  exports.Set("bufferCopy", Napi::Function::New(env, CopyJs));
-  ExportRaw(env, exports, "bufferFree", FreeJs);
-  exports.Set("bufferPtr", Napi::Function::New(env, PtrJs));
-  exports.Set("bufferSize", Napi::Function::New(env, SizeJs));
-  exports.Set("bufferCapacity", Napi::Function::New(env, CapacityJs));
-  exports.Set("bufferDevice", Napi::Function::New(env, DeviceJs));
-  exports.Set("bufferResize", Napi::Function::New(env, ResizeJs));
-  exports.Set("bufferReserve", Napi::Function::New(env, ReserveJs));
-  exports.Set("bufferCopyFromHost", Napi::Function::New(env, CopyFromHostJs));
-  exports.Set("bufferCopyToHost", Napi::Function::New(env, CopyToHostJs));
-  exports.Set("bufferCopyFromDevice", Napi::Function::New(env, CopyFromDeviceJs));
-  exports.Set("bufferPrefetch", Napi::Function::New(env, PrefetchJs));
-  exports.Set("bufferResource", Napi::Function::New(env, ResourceJs));
-  exports.Set("bufferReclaim", Napi::Function::New(env, ReclaimJs));
-  exports.Set("bufferBeginAsync", Napi::Function::New(env, BeginAsyncJs));
-  exports.Set("bufferEndAsync", Napi::Function::New(env, EndAsyncJs));
-  exports.Set("bufferSynchronizeAsync", Napi::Function::New(env, SynchronizeAsyncJs));
-  exports.Set("bufferCopySlice", Napi::Function::New(env, CopySliceJs));
-}
+const MethodTable kBufferMethods = TableOf(kMethods);
 
 }  // namespace bind
 }  // namespace rmmjs

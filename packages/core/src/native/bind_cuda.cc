@@ -108,21 +108,18 @@ Napi::Value IsManagedJs(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), IsManaged(reinterpret_cast<void*>(PointerArg(info.Env(), info[0], "ptr"))));
 }
 
+const js::Method kMethods[] = {
+    {"driverInfo", DriverInfoJs}, {"requireCuda", RequireCudaJs},
+    {"getDevice", GetDevice},     {"setDevice", SetDevice},
+    {"errorName", ErrorName},     {"synchronize", SynchronizeJs},
+    {"memGetInfo", MemGetInfoJs}, {"deviceAttribute", DeviceAttribute},
+    {"deviceName", DeviceName},   {"lastPrefetchLocation", LastPrefetchLocationJs},
+    {"isManaged", IsManagedJs},
+};
+
 }  // namespace
 
-void RegisterCuda(Napi::Env env, Napi::Object exports) {
-  exports.Set("driverInfo", Napi::Function::New(env, DriverInfoJs));
-  exports.Set("requireCuda", Napi::Function::New(env, RequireCudaJs));
-  exports.Set("getDevice", Napi::Function::New(env, GetDevice));
-  exports.Set("setDevice", Napi::Function::New(env, SetDevice));
-  exports.Set("errorName", Napi::Function::New(env, ErrorName));
-  exports.Set("synchronize", Napi::Function::New(env, SynchronizeJs));
-  exports.Set("memGetInfo", Napi::Function::New(env, MemGetInfoJs));
-  exports.Set("deviceAttribute", Napi::Function::New(env, DeviceAttribute));
-  exports.Set("deviceName", Napi::Function::New(env, DeviceName));
-  exports.Set("lastPrefetchLocation", Napi::Function::New(env, LastPrefetchLocationJs));
-  exports.Set("isManaged", Napi::Function::New(env, IsManagedJs));
-}
+const MethodTable kCudaMethods = TableOf(kMethods);
 
 }  // namespace bind
 }  // namespace rmmjs

@@ -54,13 +54,15 @@ Napi::Value GuardJs(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+const js::Method kMethods[] = {
+    {"bufferAdopt", AdoptJs},
+    {"bufferHold", HoldJs},
+    {"bufferGuard", GuardJs},
+};
+
 }  // namespace
 
-void RegisterLentMemory(Napi::Env env, Napi::Object exports) {
-  exports.Set("bufferAdopt", Napi::Function::New(env, AdoptJs));
-  exports.Set("bufferHold", Napi::Function::New(env, HoldJs));
-  exports.Set("bufferGuard", Napi::Function::New(env, GuardJs));
-}
+const MethodTable kLentMemoryMethods = TableOf(kMethods);
 
 }  // namespace bind
 }  // namespace rmmjs

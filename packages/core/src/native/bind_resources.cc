@@ -211,31 +211,33 @@ Napi::Value InitializedDevicesJs(const Napi::CallbackInfo& info) {
   return result;
 }
 
+const js::Method kMethods[] = {
+    {"allocate", AllocateJs},
+    {"deallocate", DeallocateJs},
+    {"createCudaMemoryResource", CreateJs<CreateCudaMemoryResource>},
+    {"createManagedMemoryResource", CreateJs<CreateManagedMemoryResource>},
+    {"createSystemMemoryResource", CreateJs<CreateSystemMemoryResource>},
+    {"createPinnedHostMemoryResource", CreateJs<CreatePinnedHostMemoryResource>},
+    {"createSamHeadroomMemoryResource", CreateSamHeadroomJs},
+    {"createCudaAsyncMemoryResource", CreateCudaAsyncJs},
+    {"createCudaAsyncViewMemoryResource", CreateCudaAsyncViewJs},
+    {"asyncPoolHandle", AsyncPoolHandleJs},
+    {"getDefaultMemPool", GetDefaultMemPoolJs},
+    {"resourceInfo", ResourceInfoJs},
+    {"resourceAddress", ResourceAddressJs},
+    {"resourceRefcount", ResourceRefcountJs},
+    {"resourceUpstream", ResourceUpstreamJs},
+    {"resourceIsEqual", ResourceIsEqualJs},
+    {"resourceDispose", ResourceDisposeJs},
+    {"resourceIsDisposed", ResourceIsDisposedJs},
+    {"getPerDeviceResource", GetPerDeviceResourceJs},
+    {"setPerDeviceResource", SetPerDeviceResourceJs},
+    {"initializedDevices", InitializedDevicesJs},
+};
+
 }  // namespace
 
-void RegisterResources(Napi::Env env, Napi::Object exports) {
-  ExportRaw(env, exports, "allocate", AllocateJs);
-  ExportRaw(env, exports, "deallocate", DeallocateJs);
-  exports.Set("createCudaMemoryResource", Napi::Function::New(env, CreateJs<CreateCudaMemoryResource>));
-  exports.Set("createManagedMemoryResource", Napi::Function::New(env, CreateJs<CreateManagedMemoryResource>));
-  exports.Set("createSystemMemoryResource", Napi::Function::New(env, CreateJs<CreateSystemMemoryResource>));
-  exports.Set("createPinnedHostMemoryResource", Napi::Function::New(env, CreateJs<CreatePinnedHostMemoryResource>));
-  exports.Set("createSamHeadroomMemoryResource", Napi::Function::New(env, CreateSamHeadroomJs));
-  exports.Set("createCudaAsyncMemoryResource", Napi::Function::New(env, CreateCudaAsyncJs));
-  exports.Set("createCudaAsyncViewMemoryResource", Napi::Function::New(env, CreateCudaAsyncViewJs));
-  exports.Set("asyncPoolHandle", Napi::Function::New(env, AsyncPoolHandleJs));
-  exports.Set("getDefaultMemPool", Napi::Function::New(env, GetDefaultMemPoolJs));
-  exports.Set("resourceInfo", Napi::Function::New(env, ResourceInfoJs));
-  exports.Set("resourceAddress", Napi::Function::New(env, ResourceAddressJs));
-  exports.Set("resourceRefcount", Napi::Function::New(env, ResourceRefcountJs));
-  exports.Set("resourceUpstream", Napi::Function::New(env, ResourceUpstreamJs));
-  exports.Set("resourceIsEqual", Napi::Function::New(env, ResourceIsEqualJs));
-  exports.Set("resourceDispose", Napi::Function::New(env, ResourceDisposeJs));
-  exports.Set("resourceIsDisposed", Napi::Function::New(env, ResourceIsDisposedJs));
-  exports.Set("getPerDeviceResource", Napi::Function::New(env, GetPerDeviceResourceJs));
-  exports.Set("setPerDeviceResource", Napi::Function::New(env, SetPerDeviceResourceJs));
-  exports.Set("initializedDevices", Napi::Function::New(env, InitializedDevicesJs));
-}
+const MethodTable kResourceMethods = TableOf(kMethods);
 
 }  // namespace bind
 }  // namespace rmmjs

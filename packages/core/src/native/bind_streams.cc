@@ -73,17 +73,16 @@ Napi::Value StreamDisposeJs(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+const js::Method kMethods[] = {
+    {"streamCreate", StreamCreateJs},           {"streamBorrow", StreamBorrowJs},
+    {"streamHandle", StreamHandleJs},           {"streamInfo", StreamInfoJs},
+    {"streamSynchronize", StreamSynchronizeJs}, {"streamSynchronizeAsync", StreamSynchronizeAsyncJs},
+    {"streamDispose", StreamDisposeJs},
+};
+
 }  // namespace
 
-void RegisterStreams(Napi::Env env, Napi::Object exports) {
-  exports.Set("streamCreate", Napi::Function::New(env, StreamCreateJs));
-  exports.Set("streamBorrow", Napi::Function::New(env, StreamBorrowJs));
-  exports.Set("streamHandle", Napi::Function::New(env, StreamHandleJs));
-  exports.Set("streamInfo", Napi::Function::New(env, StreamInfoJs));
-  exports.Set("streamSynchronize", Napi::Function::New(env, StreamSynchronizeJs));
-  exports.Set("streamSynchronizeAsync", Napi::Function::New(env, StreamSynchronizeAsyncJs));
-  exports.Set("streamDispose", Napi::Function::New(env, StreamDisposeJs));
-}
+const MethodTable kStreamMethods = TableOf(kMethods);
 
 }  // namespace bind
 }  // namespace rmmjs

@@ -143,20 +143,22 @@ Napi::Value FreeUnclaimedJs(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+const js::Method kMethods[] = {
+    {"tokenInstance", TokenInstanceJs},
+    {"tokenSign", TokenSignJs},
+    {"tokenVerify", TokenVerifyJs},
+    {"resourceShare", ShareJs},
+    {"resourceFromShared", FromSharedJs},
+    {"bufferTransfer", TransferJs},
+    {"bufferClaim", ClaimJs},
+    {"bufferStream", StreamJs},
+    {"bufferReclaimTransfer", ReclaimTransferJs},
+    {"freeUnclaimedTransfers", FreeUnclaimedJs},
+};
+
 }  // namespace
 
-void RegisterThreads(Napi::Env env, Napi::Object exports) {
-  exports.Set("tokenInstance", Napi::Function::New(env, TokenInstanceJs));
-  exports.Set("tokenSign", Napi::Function::New(env, TokenSignJs));
-  exports.Set("tokenVerify", Napi::Function::New(env, TokenVerifyJs));
-  exports.Set("resourceShare", Napi::Function::New(env, ShareJs));
-  exports.Set("resourceFromShared", Napi::Function::New(env, FromSharedJs));
-  exports.Set("bufferTransfer", Napi::Function::New(env, TransferJs));
-  exports.Set("bufferClaim", Napi::Function::New(env, ClaimJs));
-  exports.Set("bufferStream", Napi::Function::New(env, StreamJs));
-  exports.Set("bufferReclaimTransfer", Napi::Function::New(env, ReclaimTransferJs));
-  exports.Set("freeUnclaimedTransfers", Napi::Function::New(env, FreeUnclaimedJs));
-}
+const MethodTable kThreadMethods = TableOf(kMethods);
 
 }  // namespace bind
 }  // namespace rmmjs

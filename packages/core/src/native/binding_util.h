@@ -58,13 +58,6 @@ inline Napi::Value PointerValue(Napi::Env env, const void* pointer) {
   return Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pointer)));
 }
 
-// Exports a plain Node-API callback (hot paths skip node-addon-api's wrapper).
-inline void ExportRaw(Napi::Env env, Napi::Object exports, const char* name, napi_callback callback) {
-  napi_value function = nullptr;
-  napi_create_function(env, name, NAPI_AUTO_LENGTH, callback, nullptr, &function);
-  exports.Set(name, Napi::Value(env, function));
-}
-
 // The stream a JS Stream's external carries; undefined means DEFAULT_STREAM.
 StreamObject* StreamArg(Napi::Env env, napi_value value);
 rmmjs_stream StreamHandleArg(Napi::Env env, napi_value value);

@@ -1,18 +1,31 @@
-// Each Register* adds one group of native functions to core's exports.
+// The functions core's addon exports, one table per bind_*.cc (addon.cc exports them all), in
+// the shape every addon's RMMJS_ADDON list has (rmmjs/addon.hpp).
 #pragma once
 
-#include <napi.h>
+#include <cstddef>
+
+#include "rmmjs/addon.hpp"
 
 namespace rmmjs {
 namespace bind {
 
-void RegisterCuda(Napi::Env env, Napi::Object exports);
-void RegisterResources(Napi::Env env, Napi::Object exports);
-void RegisterStreams(Napi::Env env, Napi::Object exports);
-void RegisterBuffers(Napi::Env env, Napi::Object exports);
-void RegisterLentMemory(Napi::Env env, Napi::Object exports);
-void RegisterLogger(Napi::Env env, Napi::Object exports);
-void RegisterThreads(Napi::Env env, Napi::Object exports);
+struct MethodTable {
+  const js::Method* methods;
+  size_t count;
+};
+
+template <size_t kCount>
+constexpr MethodTable TableOf(const js::Method (&methods)[kCount]) {
+  return {methods, kCount};
+}
+
+extern const MethodTable kCudaMethods;
+extern const MethodTable kResourceMethods;
+extern const MethodTable kStreamMethods;
+extern const MethodTable kBufferMethods;
+extern const MethodTable kLentMemoryMethods;
+extern const MethodTable kLoggerMethods;
+extern const MethodTable kThreadMethods;
 
 }  // namespace bind
 }  // namespace rmmjs
