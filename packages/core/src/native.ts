@@ -37,7 +37,6 @@ export interface NativeCore {
   deviceAttribute(device: number, attribute: number): number;
   deviceName(device: number): string;
   lastPrefetchLocation(ptr: bigint, nbytes: number): number;
-  isManaged(ptr: bigint): boolean;
   getDefaultMemPool(device: number): bigint;
 
   allocate(mr: ResourceHandle, nbytes: number, stream?: StreamNative): bigint;

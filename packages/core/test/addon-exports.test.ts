@@ -20,7 +20,6 @@ it('the addon exports what NativeCore declares, and nothing else', () => {
     'deviceAttribute',
     'deviceName',
     'lastPrefetchLocation',
-    'isManaged',
     'allocate',
     'deallocate',
     'createCudaMemoryResource',

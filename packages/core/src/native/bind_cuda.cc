@@ -103,18 +103,12 @@ Napi::Value LastPrefetchLocationJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, location);
 }
 
-Napi::Value IsManagedJs(const Napi::CallbackInfo& info) {
-  CurrentDeviceContext context(info.Env());
-  return Napi::Boolean::New(info.Env(), IsManaged(reinterpret_cast<void*>(PointerArg(info.Env(), info[0], "ptr"))));
-}
-
 const js::Method kMethods[] = {
     {"driverInfo", DriverInfoJs}, {"requireCuda", RequireCudaJs},
     {"getDevice", GetDevice},     {"setDevice", SetDevice},
     {"errorName", ErrorName},     {"synchronize", SynchronizeJs},
     {"memGetInfo", MemGetInfoJs}, {"deviceAttribute", DeviceAttribute},
     {"deviceName", DeviceName},   {"lastPrefetchLocation", LastPrefetchLocationJs},
-    {"isManaged", IsManagedJs},
 };
 
 }  // namespace
