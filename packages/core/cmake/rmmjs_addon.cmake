@@ -50,14 +50,6 @@ if(RMMJS_PREBUILDS)
   set(RMMJS_PREBUILD_DIR "${CMAKE_SOURCE_DIR}/prebuilds/${RMMJS_PREBUILD_DIR}")
 endif()
 
-# Test-only addons go to build/test-addons/<target>/build/Release/: each folder is laid out as a
-# package of its own for loadAddon, and build/Release/ keeps only the package's addon (node-gyp-build
-# loads the first .node file it finds there).
-function(rmmjs_test_addon_output target)
-  set_target_properties(${target} PROPERTIES
-    LIBRARY_OUTPUT_DIRECTORY $<1:${CMAKE_BINARY_DIR}/test-addons/${target}/build/Release>)
-endfunction()
-
 function(rmmjs_addon target)
   cmake_parse_arguments(ARG "JS_ENVIRONMENT" "" "SOURCES;INCLUDES;SHIPS" ${ARGN})
   if(ARG_JS_ENVIRONMENT)
@@ -91,18 +83,4 @@ function(rmmjs_addon target)
       VERBATIM)
     add_custom_target(${target}_prebuild ALL DEPENDS ${prebuilds})
   endif()
-endfunction()
-
-# rmmjs_c_test_addon(<target> <source> [<definitions>...]): a test-only addon in plain C11 that
-# uses nothing but node_api.h and the C ABI headers, as a third party's would. The project must
-# enable C (enable_language(C) at file scope).
-function(rmmjs_c_test_addon target source)
-  add_library(${target} SHARED ${source} ${CMAKE_JS_SRC})
-  set_target_properties(${target} PROPERTIES PREFIX "" SUFFIX ".node" C_STANDARD 11 C_STANDARD_REQUIRED ON
-    C_VISIBILITY_PRESET hidden)
-  rmmjs_test_addon_output(${target})
-  target_include_directories(${target} PRIVATE ${CMAKE_JS_INC} ${RMMJS_CORE_INCLUDE})
-  target_compile_definitions(${target} PRIVATE NAPI_VERSION=8 ${ARGN})
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror -Wno-unused-parameter)
-  target_link_libraries(${target} PRIVATE ${CMAKE_JS_LIB})
 endfunction()
