@@ -56,7 +56,6 @@ export interface NativeCore {
   asyncPoolHandle(mr: ResourceHandle, view: boolean): bigint;
   resourceInfo(mr: ResourceHandle): { typeName: string; device: number; flags: number; address: bigint };
   resourceAddress(mr: ResourceHandle): bigint;
-  resourceRefcount(mr: ResourceHandle): number;
   resourceUpstream(mr: ResourceHandle): ResourceHandle | null;
   resourceIsEqual(a: ResourceHandle, b: ResourceHandle): boolean;
   resourceDispose(mr: ResourceHandle): void;
@@ -74,7 +73,6 @@ export interface NativeCore {
   streamSynchronizeAsync(stream: StreamNative): Promise<void>;
   streamDispose(stream: StreamNative): void;
 
-  externalMemory(): number;
   // A null handle (a freed buffer) makes every call throw ERR_RMM_DISPOSED.
   bufferCreate(
     object: object,

@@ -15,6 +15,7 @@ import { native, type ResourceHandle } from '@rmmjs/core/internal';
 import { expectBytes, onFake, pattern, runInWorker, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CountingResourceAdaptor, counting } from './counting-adaptor.js';
+import { probe } from './probe.js';
 import { availableCases } from './resource-table.js';
 
 interface Consumer {
@@ -203,7 +204,7 @@ describe('ops tables', () => {
 });
 
 describe('a resource implemented in plain C (test/addon/counting_adaptor.c)', () => {
-  const refcount = (mr: DeviceMemoryResource) => native.resourceRefcount(resourceHandle(mr, 'mr'));
+  const refcount = (mr: DeviceMemoryResource) => probe.refcount(resourceHandle(mr, 'mr'));
   const made: DeviceMemoryResource[] = [];
   const keep = <T extends DeviceMemoryResource>(mr: T): T => {
     made.push(mr);

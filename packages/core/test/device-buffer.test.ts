@@ -10,6 +10,7 @@ import {
 import { native } from '@rmmjs/core/internal';
 import { expectBytes, onGpu, pattern, rejected, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
+import { probe } from './probe.js';
 import { availableCases } from './resource-table.js';
 
 const live: DeviceBuffer[] = [];
@@ -291,13 +292,13 @@ describe('DeviceBuffer', () => {
   });
 
   it('reports its capacity to V8 as external memory', () => {
-    const before = native.externalMemory();
+    const before = probe.externalMemory();
     const buffer = new DeviceBuffer({ size: 64 << 20 });
-    const during = native.externalMemory();
+    const during = probe.externalMemory();
     buffer.resize(80 << 20);
-    const grown = native.externalMemory();
+    const grown = probe.externalMemory();
     buffer.free();
-    const after = native.externalMemory();
+    const after = probe.externalMemory();
     // Other allocations (ArrayBuffers) move the total a little: compare in whole MiB.
     const mib = (bytes: number) => Math.round(bytes / (1 << 20)) + 0; // + 0: no -0 for a small decrease
     expect(mib(during - before)).toBe(64);

@@ -1,19 +1,18 @@
 // Garbage collection is the fallback, and dropping references in any order is safe.
-import { resolveFromPackage } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
+import { probePath } from './probe.js';
 import { runNode } from './run-node.js';
-
-const internalEntry = resolveFromPackage('@rmmjs/core/internal');
 
 describe('lifetime', () => {
   it('unreachable buffers are freed by the collector', () => {
     const run = runNode(
-      `const { native } = await import(${JSON.stringify(internalEntry)});
-       const start = native.externalMemory();
+      `const { createRequire } = await import('node:module');
+       const probe = createRequire(import.meta.url)(${JSON.stringify(probePath)});
+       const start = probe.externalMemory();
        for (let i = 0; i < 50; i++) new core.DeviceBuffer({ size: 1 << 20 });
-       const grown = native.externalMemory() - start;
+       const grown = probe.externalMemory() - start;
        for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setImmediate(r)); }
-       const left = native.externalMemory() - start;
+       const left = probe.externalMemory() - start;
        // Other allocations move the total a little: compare in whole MiB.
        console.log(Math.round(grown / (1 << 20)) === 50, Math.abs(left) < (1 << 20));`,
       {},

@@ -193,12 +193,6 @@ Napi::Value ResourceJs(const Napi::CallbackInfo& info) {
   return js::WrapResource(info.Env(), mr);
 }
 
-// The isolate's external memory total as napi_adjust_external_memory keeps it (what the
-// collector weighs; V8's heap statistics do not include it), with every buffer counted.
-Napi::Value ExternalMemoryJs(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), static_cast<double>(ReportExternalMemory(info.Env())));
-}
-
 // bufferReclaim(): frees the buffers the collector found unreachable; returns the bytes freed.
 Napi::Value ReclaimJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(Reclaim(info.Env())));
@@ -263,7 +257,6 @@ Napi::Value CopySliceJs(const Napi::CallbackInfo& info) {
 }
 
 const js::Method kMethods[] = {
-    {"externalMemory", ExternalMemoryJs},
     {"bufferCreate", CreateJs},
     {"bufferCopy", CopyJs},
     {"bufferFree", FreeJs},

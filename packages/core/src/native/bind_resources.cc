@@ -154,11 +154,6 @@ Napi::Value ResourceAddressJs(const Napi::CallbackInfo& info) {
   return PointerValue(info.Env(), js::ResourceArg(info.Env(), info[0], "mr"));
 }
 
-Napi::Value ResourceRefcountJs(const Napi::CallbackInfo& info) {
-  rmmjs_resource* mr = js::ResourceArg(info.Env(), info[0], "mr");
-  return Napi::Number::New(info.Env(), static_cast<double>(__atomic_load_n(&mr->refcount, __ATOMIC_RELAXED)));
-}
-
 Napi::Value ResourceUpstreamJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   rmmjs_resource* mr = js::ResourceArg(env, info[0], "mr");
@@ -225,7 +220,6 @@ const js::Method kMethods[] = {
     {"getDefaultMemPool", GetDefaultMemPoolJs},
     {"resourceInfo", ResourceInfoJs},
     {"resourceAddress", ResourceAddressJs},
-    {"resourceRefcount", ResourceRefcountJs},
     {"resourceUpstream", ResourceUpstreamJs},
     {"resourceIsEqual", ResourceIsEqualJs},
     {"resourceDispose", ResourceDisposeJs},
