@@ -145,6 +145,12 @@ export function biasedLockRun(options: { threads: number; iterations: number }):
  */
 export function napiFloorPairNs(nbytes: number, iterations: number): number;
 
+/**
+ * The blocks waiting in the threads' caches of a PoolMemoryResource (@rmmjs/pool); with `enable`,
+ * the caches are turned on first (they come on by themselves once threads meet on the pool's lock).
+ */
+export function poolThreadCaches(pool: DeviceMemoryResource, enable?: boolean): number;
+
 /** cuStreamQuery of `handle` on this thread: 0 when its work has finished, 600 (not ready) while it runs. */
 export function streamQuery(handle: bigint): number;
 

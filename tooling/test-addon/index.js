@@ -90,6 +90,14 @@ export function napiFloorPairNs(nbytes, iterations) {
   return Number(process.hrtime.bigint() - start) / iterations;
 }
 
+/**
+ * The blocks waiting in the threads' caches of a PoolMemoryResource (@rmmjs/pool); with `enable`,
+ * the caches are turned on first (they come on by themselves once threads meet on the pool's lock).
+ */
+export function poolThreadCaches(pool, enable = false) {
+  return addon.poolThreadCaches(resourceHandle(pool, 'pool'), enable);
+}
+
 /** cuStreamQuery of `handle` on this thread: 0 when its work has finished, 600 (not ready) while it runs. */
 export function streamQuery(handle) {
   return addon.streamQuery(handle);

@@ -7,8 +7,6 @@ export interface PoolAddon {
     maximumPoolSize: number | undefined,
   ): ResourceHandle;
   poolSize(mr: ResourceHandle): number;
-  /** The blocks waiting in threads' caches; `enable` turns the caches on first (for tests). */
-  threadCaches(mr: ResourceHandle, enable: boolean): number;
 }
 
 export const addon = loadAdaptorAddon<PoolAddon>(import.meta.url, '..', '@rmmjs/pool');

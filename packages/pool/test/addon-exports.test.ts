@@ -5,5 +5,5 @@ import { it } from 'vitest';
 import { addon } from '../dist/addon.js';
 
 it('the addon exports what PoolAddon declares, and nothing else', () => {
-  expectAddonExports(addon, ['create', 'poolSize', 'threadCaches']);
+  expectAddonExports(addon, ['create', 'poolSize']);
 });

@@ -1,25 +1,20 @@
 // The per-thread caches of freed blocks in front of the pool's lists. They come on by themselves
-// the first time threads meet on the pool's lock; these tests turn them on through the addon's
-// hook instead, so that nothing depends on timing.
-import { fileURLToPath, pathToFileURL } from 'node:url';
+// the first time threads meet on the pool's lock; these tests turn them on through the test addon
+// instead, so that nothing depends on timing.
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { RMMError, type DeviceMemoryResource } from '@rmmjs/core';
-import { resourceHandle } from '@rmmjs/core/internal';
+import { RMMError } from '@rmmjs/core';
 import { PoolMemoryResource } from '@rmmjs/pool';
+import { poolThreadCaches as cached } from '@rmmjs/test-addon';
 import { counting, fakeCuda, onFake, resolveFromPackage, runInWorker, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { addon } from '../dist/addon.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-const addonPath = fileURLToPath(new URL('../dist/addon.js', import.meta.url));
-const modules = { pool: '@rmmjs/pool', poolAddon: addonPath, internal: '@rmmjs/core/internal' };
+const modules = { pool: '@rmmjs/pool', testAddon: '@rmmjs/test-addon' };
 // In a worker: the blocks the threads' caches of `mr` hold.
-const cachedIn = `const cached = (mr) => poolAddon.addon.threadCaches(internal.resourceHandle(mr, 'mr'), false);`;
-
-/** The blocks waiting in threads' caches of pool; with `enable`, the caches are turned on first. */
-const cached = (pool: DeviceMemoryResource, enable = false) => addon.threadCaches(resourceHandle(pool, 'pool'), enable);
+const cachedIn = `const cached = (mr) => testAddon.poolThreadCaches(mr);`;
 
 // A pool of exactly `size` bytes that cannot grow, over a byte counter.
 function fixedPool(size: number) {
@@ -169,7 +164,7 @@ describe('PoolMemoryResource per-thread caches', () => {
       Atomics.wait(flags, 1, 0); // the pool is gone now, its cache still with this thread
       // A new pool with caches: this thread drops its cache of the one that is gone.
       const other = new pool.PoolMemoryResource(core.getCurrentDeviceResource(), { initialPoolSize: ${MiB} });
-      poolAddon.addon.threadCaches(internal.resourceHandle(other, 'other'), true);
+      testAddon.poolThreadCaches(other, true);
       const ptr = other.allocate(${KiB});
       other.deallocate(ptr, ${KiB});
       const again = other.allocate(${KiB});

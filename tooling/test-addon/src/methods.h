@@ -36,6 +36,9 @@ Napi::Value NapiFloor(const Napi::CallbackInfo& info);
 // host_oom_step.cc: one sequence of calls while one operator new fails (librmmjs_fail_new.so).
 Napi::Value HostOomStep(const Napi::CallbackInfo& info);
 
+// pool_thread_caches.cc: the per-thread caches of an @rmmjs/pool PoolMemoryResource.
+Napi::Value PoolThreadCaches(const Napi::CallbackInfo& info);
+
 // stream_query.cc: cuStreamQuery of a stream on this thread (streamQuery(handle)).
 Napi::Value StreamQuery(const Napi::CallbackInfo& info);
 

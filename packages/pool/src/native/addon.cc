@@ -31,14 +31,6 @@ Napi::Value PoolSize(const Napi::CallbackInfo& info) {
                                        [](const PoolBlocks& blocks) { return blocks.pool_size(); }));
 }
 
-// threadCaches(mr, enable): the blocks waiting in threads' caches; enable turns the caches on first
-// (they come on by themselves once threads meet on the pool's lock). For tests.
-Napi::Value ThreadCaches(const Napi::CallbackInfo& info) {
-  PoolMemoryResource& pool = js::Self<PoolMemoryResource>(info);
-  if (info[1].ToBoolean()) pool.EnableThreadCaches();
-  return js::SizeValue(info.Env(), pool.CachedBlocks());
-}
-
 }  // namespace
 
-RMMJS_ADDON(rmmjs_pool, {"create", Create}, {"poolSize", PoolSize}, {"threadCaches", ThreadCaches})
+RMMJS_ADDON(rmmjs_pool, {"create", Create}, {"poolSize", PoolSize})
