@@ -7,7 +7,10 @@ import { pathToFileURL } from 'node:url';
 const backend = process.env.RMMJS_TEST_BACKEND ?? 'host';
 const require = createRequire(join(process.cwd(), 'package.json'));
 const { cuda } = await import(pathToFileURL(require.resolve('@rmmjs/core')).href);
-const { collectGarbage } = await import(pathToFileURL(require.resolve('@rmmjs/core/internal')).href);
+// Core's full collection (V8's gc without --expose-gc: src/reclaim.ts), from its module beside
+// the internal entry point: core exports it nowhere.
+const reclaimModule = new URL('./reclaim.js', pathToFileURL(require.resolve('@rmmjs/core/internal')));
+const { collectGarbage } = await import(reclaimModule.href);
 const available = cuda.isAvailable();
 if (backend === 'host' && available) throw new Error('host backend: CUDA is available (RMMJS_DISABLE_CUDA ignored?)');
 if (backend !== 'host' && !available) {

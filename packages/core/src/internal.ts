@@ -22,7 +22,6 @@ export { adoptMemory, holdMemory, guardBuffer, isBuffer } from './device-buffer.
 export { streamArg } from './stream.js';
 export { runReinitializeHooks } from './registry.js';
 export { runInScope } from './scope.js';
-export { collectGarbage } from './reclaim.js';
 export { invalidArgType, invalidArgValue, outOfRange, makeError, Status } from './errors.js';
 export { constructedDirectly } from './errors.js';
 export {
