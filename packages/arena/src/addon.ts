@@ -1,4 +1,4 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 /** Where the memory of an `ArenaMemoryResource` is now (see `arenaSummary`). */
 export interface ArenaSummary {
@@ -21,4 +21,4 @@ export interface ArenaAddon {
   summary(mr: ResourceHandle): ArenaSummary;
 }
 
-export const addon = loadAdaptorAddon<ArenaAddon>(import.meta.url, '..', '@rmmjs/arena');
+export const addon = loadPackageAddon<ArenaAddon>(import.meta.url, '..', '@rmmjs/arena');

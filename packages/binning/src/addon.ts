@@ -1,4 +1,4 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 export interface BinningAddon {
   create(upstream: ResourceHandle): ResourceHandle;
@@ -7,4 +7,4 @@ export interface BinningAddon {
   bins(mr: ResourceHandle): ResourceHandle[];
 }
 
-export const addon = loadAdaptorAddon<BinningAddon>(import.meta.url, '..', '@rmmjs/binning');
+export const addon = loadPackageAddon<BinningAddon>(import.meta.url, '..', '@rmmjs/binning');

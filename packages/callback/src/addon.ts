@@ -1,4 +1,4 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 export type NativeAllocate = (nbytes: number, streamHandle: bigint) => bigint;
 export type NativeDeallocate = (ptr: bigint, nbytes: number, streamHandle: bigint) => void;
@@ -7,4 +7,4 @@ export interface CallbackAddon {
   create(allocate: NativeAllocate, deallocate: NativeDeallocate): ResourceHandle;
 }
 
-export const addon = loadAdaptorAddon<CallbackAddon>(import.meta.url, '..', '@rmmjs/callback');
+export const addon = loadPackageAddon<CallbackAddon>(import.meta.url, '..', '@rmmjs/callback');

@@ -4,7 +4,7 @@
  * core's API table, and `loadAddon`, which hands it to an addon's `init`.
  */
 import { invalidArgType, invalidArgValue } from './errors.js';
-import { loadAddon as requireAddon } from './load-addon.js';
+import { requireAddon } from './load-addon.js';
 import { holdJsException, makeNativeError, native, type CoreApi, type MakeErrorFn } from './native.js';
 import { validateInteger } from './validate.js';
 

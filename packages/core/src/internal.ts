@@ -13,10 +13,8 @@ export type {
   MemoryHandle,
   BufferGuardHandle,
 } from './native.js';
-/** Loads a `.node` file without calling its `init` (core's own addon). */
-export { loadAddon } from './load-addon.js';
-/** An addon, loaded and handed core's API table, error factory and exception sink (its init). */
-export { loadAddon as loadAdaptorAddon, coreApi, abiVersion } from './addon.js';
+/** Loads a package's own addon and hands it core's API table, error factory and exception sink (its init). */
+export { loadAddon as loadPackageAddon, coreApi, abiVersion } from './addon.js';
 export { resourceHandle, wrapResource, registerResourceClass, isMemoryResource } from './device-memory-resource.js';
 export { adoptMemory, holdMemory, guardBuffer, isBuffer } from './device-buffer.js';
 export { streamArg } from './stream.js';

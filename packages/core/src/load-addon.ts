@@ -10,15 +10,15 @@ import { supportedPlatforms } from './supported-platforms.js';
 const nodeGypBuild = createRequire(import.meta.url)('node-gyp-build') as { path(dir: string): string };
 
 /**
- * Loads the native addon of the package directory `packageDir` (relative to the module
- * `moduleUrl`, e.g. `..` from `dist/`): its `build/Release/<name>.node` when built from source,
- * else its prebuild `prebuilds/linux-x64/<name>.napi.glibc.node`. Where `build/Release/` holds
- * other `.node` files too (a left-over test addon), the one named after the package is taken:
- * `@scope/some-name` -> `scope_some_name.node` or `some_name.node`. When that fails it throws one
- * `RMMError` (`ERR_RMM_ADDON_LOAD_FAILED`) that lists what to do, with the underlying error as
- * its `cause`.
+ * Requires the native addon of the package directory `packageDir` (relative to the module
+ * `moduleUrl`, e.g. `..` from `dist/`), without calling its `init`: its `build/Release/<name>.node`
+ * when built from source, else its prebuild `prebuilds/linux-x64/<name>.napi.glibc.node`. Where
+ * `build/Release/` holds other `.node` files too (a left-over test addon), the one named after the
+ * package is taken: `@scope/some-name` -> `scope_some_name.node` or `some_name.node`. When that
+ * fails it throws one `RMMError` (`ERR_RMM_ADDON_LOAD_FAILED`) that lists what to do, with the
+ * underlying error as its `cause`.
  */
-export function loadAddon<T>(moduleUrl: string, packageDir: string, packageName: string): T {
+export function requireAddon<T>(moduleUrl: string, packageDir: string, packageName: string): T {
   const dir = fileURLToPath(new URL(packageDir, moduleUrl)).replace(/(.)\/$/, '$1');
   let file: string | undefined;
   try {

@@ -1,6 +1,6 @@
 /** The typed face of core's addon (src/native). Internal: packages use @rmmjs/core/internal. */
 import { makeError, Status } from './errors.js';
-import { loadAddon } from './load-addon.js';
+import { requireAddon } from './load-addon.js';
 
 /** A type-tagged napi_external holding one native reference. */
 export type ResourceHandle = object & { readonly __brand: 'ResourceHandle' };
@@ -156,7 +156,7 @@ export interface NativeCore {
 
 export type MakeErrorFn = (status: number, message: string, cudaCode: number, nodeCode?: string) => Error;
 
-export const native = loadAddon<NativeCore>(import.meta.url, '..', '@rmmjs/core');
+export const native = requireAddon<NativeCore>(import.meta.url, '..', '@rmmjs/core');
 
 // The error a JavaScript callback threw inside a native chain, on its way to the caller.
 let heldException: { error: unknown } | undefined;

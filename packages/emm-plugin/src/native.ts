@@ -1,4 +1,4 @@
-import { loadAdaptorAddon } from '@rmmjs/core/internal';
+import { loadPackageAddon } from '@rmmjs/core/internal';
 
 /** A native handle of host or managed memory (src/native/addon.cc). */
 export type HostMemoryHandle = object & { readonly __brand: 'HostMemoryHandle' };
@@ -19,7 +19,7 @@ export interface EmmPluginAddon {
   address(view: Uint8Array): bigint;
 }
 
-export const addon = loadAdaptorAddon<EmmPluginAddon>(import.meta.url, '..', '@rmmjs/emm-plugin');
+export const addon = loadPackageAddon<EmmPluginAddon>(import.meta.url, '..', '@rmmjs/emm-plugin');
 
 /** CU_MEMHOSTALLOC_* and CU_MEMHOSTREGISTER_* flags. */
 export const HostAllocFlags = { portable: 0x1, deviceMap: 0x2, writeCombined: 0x4 } as const;

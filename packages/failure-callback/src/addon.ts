@@ -1,4 +1,4 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 export type NativeOnFailure = (nbytes: number, upstreamThrew: boolean) => boolean;
 
@@ -6,4 +6,4 @@ export interface FailureCallbackAddon {
   create(upstream: ResourceHandle, onFailure: NativeOnFailure): ResourceHandle;
 }
 
-export const addon = loadAdaptorAddon<FailureCallbackAddon>(import.meta.url, '..', '@rmmjs/failure-callback');
+export const addon = loadPackageAddon<FailureCallbackAddon>(import.meta.url, '..', '@rmmjs/failure-callback');

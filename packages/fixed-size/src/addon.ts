@@ -1,8 +1,8 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 export interface FixedSizeAddon {
   create(upstream: ResourceHandle, blockSize: number, blocksToPreallocate: number): ResourceHandle;
   blockSize(mr: ResourceHandle): number;
 }
 
-export const addon = loadAdaptorAddon<FixedSizeAddon>(import.meta.url, '..', '@rmmjs/fixed-size');
+export const addon = loadPackageAddon<FixedSizeAddon>(import.meta.url, '..', '@rmmjs/fixed-size');

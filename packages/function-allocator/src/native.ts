@@ -1,4 +1,4 @@
-import { loadAdaptorAddon } from '@rmmjs/core/internal';
+import { loadPackageAddon } from '@rmmjs/core/internal';
 
 /** What the addon (src/native/addon.cc) exports. */
 export interface FunctionAllocatorAddon {
@@ -29,4 +29,4 @@ export interface AllocatorHookStatistics {
   foreignFrees: number;
 }
 
-export const addon = loadAdaptorAddon<FunctionAllocatorAddon>(import.meta.url, '..', '@rmmjs/function-allocator');
+export const addon = loadPackageAddon<FunctionAllocatorAddon>(import.meta.url, '..', '@rmmjs/function-allocator');

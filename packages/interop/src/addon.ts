@@ -1,5 +1,5 @@
 /** The typed face of @rmmjs/interop's addon (src/native). */
-import { loadAdaptorAddon, type BufferGuardHandle, type MemoryHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type BufferGuardHandle, type MemoryHandle } from '@rmmjs/core/internal';
 
 /** A napi_external tagged as a DLPack capsule (include/rmmjs/dlpack_capsule.h). */
 export type CapsuleExternal = object & { readonly __brand: 'DLPackCapsuleExternal' };
@@ -74,4 +74,4 @@ interface InteropAddon {
   closeDescriptor(fd: number): void;
 }
 
-export const addon = loadAdaptorAddon<InteropAddon>(import.meta.url, '..', '@rmmjs/interop');
+export const addon = loadPackageAddon<InteropAddon>(import.meta.url, '..', '@rmmjs/interop');

@@ -1,4 +1,4 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 export interface LimitingAddon {
   create(upstream: ResourceHandle, allocationLimit: number): ResourceHandle;
@@ -6,4 +6,4 @@ export interface LimitingAddon {
   allocationLimit(mr: ResourceHandle): number;
 }
 
-export const addon = loadAdaptorAddon<LimitingAddon>(import.meta.url, '..', '@rmmjs/limiting');
+export const addon = loadPackageAddon<LimitingAddon>(import.meta.url, '..', '@rmmjs/limiting');

@@ -1,4 +1,4 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 export interface LoggingAddon {
   create(upstream: ResourceHandle, logFileName: string, autoFlush: boolean): ResourceHandle;
@@ -6,4 +6,4 @@ export interface LoggingAddon {
   fileName(mr: ResourceHandle): string;
 }
 
-export const addon = loadAdaptorAddon<LoggingAddon>(import.meta.url, '..', '@rmmjs/logging');
+export const addon = loadPackageAddon<LoggingAddon>(import.meta.url, '..', '@rmmjs/logging');

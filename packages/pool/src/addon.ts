@@ -1,4 +1,4 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 export interface PoolAddon {
   create(
@@ -9,4 +9,4 @@ export interface PoolAddon {
   poolSize(mr: ResourceHandle): number;
 }
 
-export const addon = loadAdaptorAddon<PoolAddon>(import.meta.url, '..', '@rmmjs/pool');
+export const addon = loadPackageAddon<PoolAddon>(import.meta.url, '..', '@rmmjs/pool');

@@ -1,7 +1,7 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 export interface PrefetchAddon {
   create(upstream: ResourceHandle): ResourceHandle;
 }
 
-export const addon = loadAdaptorAddon<PrefetchAddon>(import.meta.url, '..', '@rmmjs/prefetch');
+export const addon = loadPackageAddon<PrefetchAddon>(import.meta.url, '..', '@rmmjs/prefetch');

@@ -1,4 +1,4 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 /** [currentBytes, currentCount, peakBytes, peakCount, totalBytes, totalCount] */
 export type Counters = [number, number, number, number, number, number];
@@ -12,4 +12,4 @@ export interface StatisticsAddon {
   countFree(mr: ResourceHandle, nbytes: number): void;
 }
 
-export const addon = loadAdaptorAddon<StatisticsAddon>(import.meta.url, '..', '@rmmjs/statistics');
+export const addon = loadPackageAddon<StatisticsAddon>(import.meta.url, '..', '@rmmjs/statistics');

@@ -1,4 +1,4 @@
-import { loadAdaptorAddon, type ResourceHandle } from '@rmmjs/core/internal';
+import { loadPackageAddon, type ResourceHandle } from '@rmmjs/core/internal';
 
 export interface TrackingAddon {
   setStackCapturer(capture: () => string): void;
@@ -9,4 +9,4 @@ export interface TrackingAddon {
   logOutstandingAllocations(mr: ResourceHandle): void;
 }
 
-export const addon = loadAdaptorAddon<TrackingAddon>(import.meta.url, '..', '@rmmjs/tracking');
+export const addon = loadPackageAddon<TrackingAddon>(import.meta.url, '..', '@rmmjs/tracking');
