@@ -245,7 +245,7 @@ Napi::Value ClosePool(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), true);  // `closing` goes here, outside the lock
 }
 
-// openMappings() -> how many allocations of other processes this process has open (for tests).
+// openMappings() -> how many allocations of other processes this process has open.
 Napi::Value OpenMappings(const Napi::CallbackInfo& info) {
   Imports& imports = State();
   std::lock_guard<std::mutex> lock(imports.mutex);
