@@ -22,6 +22,22 @@ export interface DriverInfo {
   hostStatus: number;
 }
 
+/** Members not given keep their defaults (see src/native/staged_copy.cc). */
+export interface StagingShape {
+  /** Bytes per pinned chunk (64 KiB to 1 GiB, rounded down to whole 64 KiB). */
+  chunkBytes?: number;
+  /** Pinned chunks in the ring (1 to 64). */
+  depth?: number;
+  /** The most one host memcpy moves (64 KiB to 1 GiB, rounded down to whole 64 KiB). */
+  pieceBytes?: number;
+  /** Threads doing host memcpy (1 to 64). */
+  lanes?: number;
+  /** Streaming stores into host memory (1), into the pinned chunks (2), both (3) or neither (0). */
+  stores?: number;
+  /** The shortest span of a copy (64 KiB to 1 GiB, rounded down to whole 64 KiB). */
+  smallestSpan?: number;
+}
+
 export interface NativeCore {
   coreApi: CoreApi;
   abiVersion: string;
@@ -125,6 +141,10 @@ export interface NativeCore {
     name: string,
   ): number;
   bufferEndAsync(buffer: BufferNative): void;
+  // The shape the first staged copy of the process makes the pinned staging with (staged_copy.cc),
+  // for tuning on a given machine (tooling/scripts/copy-sweep.mjs) and for the tests. A member out of
+  // range is ERR_OUT_OF_RANGE; after that copy, ERR_RMM_LOGIC.
+  setStagingShape(shape: StagingShape): void;
   // Lent memory (bind_lent_memory.cc).
   bufferAdopt(object: object, memory: MemoryHandle, stream: StreamNative | undefined): BufferNative;
   bufferHold(buffer: BufferNative | null): MemoryHandle;

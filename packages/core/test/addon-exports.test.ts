@@ -64,6 +64,7 @@ it('the addon exports what NativeCore declares, and nothing else', () => {
     'bufferReclaim',
     'bufferBeginAsync',
     'bufferEndAsync',
+    'setStagingShape',
     'bufferSynchronizeAsync',
     'bufferCopySlice',
     'bufferAdopt',

@@ -287,6 +287,8 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
     const { runNode } = await import('./run-node.js');
     const run = runNode(
       `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
+       const { native } = await import('@rmmjs/core/internal');
+       native.setStagingShape({ lanes: 2 });
        const size = 20 << 20;
        const buffer = new core.DeviceBuffer({ size });
        const base = fakeCuda.stats();
@@ -307,7 +309,6 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        expectBytes(buffer.toBytes(), pattern(size, 9));
        buffer.free();
        console.log(out.join(','));`,
-      { RMMJS_STAGED_THREADS: '2' },
     );
     // Each failed attempt is a warning and leaves nothing; then the ring: 1 stream, 1 + 8 events,
     // 8 pinned chunks (the default depth; the lanes only copy on the host).
@@ -327,15 +328,18 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
   // and 12345 B: 21. Sizes that are not whole 64 KiB are rounded down: 1100000 B to 1 MiB, 550000 B
   // to 512 KiB (unrounded, they would make 22 spans).
   it.each([
-    { chunk: String(1 << 20), stores: '0', smallest: 'default', spans: 23 },
-    { chunk: String(1 << 20), stores: '3', smallest: String(1 << 20), spans: 21 },
-    { chunk: '1100000', stores: '1', smallest: '550000', spans: 23 },
+    { chunkBytes: 1 << 20, stores: 0, smallestSpan: undefined, spans: 23 },
+    { chunkBytes: 1 << 20, stores: 3, smallestSpan: 1 << 20, spans: 21 },
+    { chunkBytes: 1100000, stores: 1, smallestSpan: 550000, spans: 23 },
   ])(
-    'takes its chunk size ($chunk), depth, piece, lane count, stores ($stores) and smallest span ($smallest) from the environment; every byte arrives both ways',
-    async ({ chunk, stores, smallest, spans }) => {
+    'takes its chunk size ($chunkBytes), depth, piece, lane count, stores ($stores) and smallest span ($smallestSpan) from setStagingShape; every byte arrives both ways',
+    async ({ chunkBytes, stores, smallestSpan, spans }) => {
       const { runNode } = await import('./run-node.js');
+      const shape = { chunkBytes, depth: 3, pieceBytes: 192 << 10, lanes: 3, stores, smallestSpan };
       const run = runNode(
         `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
+       const { native } = await import('@rmmjs/core/internal');
+       native.setStagingShape(${JSON.stringify(shape)});
        const size = (20 << 20) + 12345; // 3 chunks of 1 MiB, each reused: a short last span and piece
        const buffer = new core.DeviceBuffer({ size });
        const base = fakeCuda.stats();
@@ -347,14 +351,6 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        expectBytes(buffer.copyToHost(target), pattern(size, 5)); // into one already in place
        buffer.free();
        console.log([s.liveStreams - base.liveStreams, s.liveEvents - base.liveEvents, s.liveAllocations - base.liveAllocations, memcpys].join(' '));`,
-        {
-          RMMJS_STAGED_CHUNK: chunk,
-          RMMJS_STAGED_DEPTH: '3',
-          RMMJS_STAGED_PIECE: String(192 << 10),
-          RMMJS_STAGED_THREADS: '3',
-          RMMJS_STAGED_STORES: stores,
-          ...(smallest === 'default' ? {} : { RMMJS_STAGED_SMALLEST: smallest }),
-        },
       );
       expect(run.stderr).toBe('');
       // 1 stream, 1 + 3 events, 3 pinned chunks; one DMA per span.
@@ -362,10 +358,26 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
     },
   );
 
-  it('ignores a staging variable out of range, with a warning', async () => {
+  it('refuses a shape out of range (changing nothing), and any shape once the first staged copy fixed it', async () => {
     const { runNode } = await import('./run-node.js');
     const run = runNode(
-      `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
+      `const { fakeCuda, pattern, expectBytes, thrown } = await import('@rmmjs/test-helpers');
+       const { native } = await import('@rmmjs/core/internal');
+       const refusal = (shape) => {
+         const error = thrown(() => native.setStagingShape(shape));
+         return [error.constructor.name, error.code, error.message].join(' | ');
+       };
+       const out = [
+         { depth: 2, stores: 4 },
+         { depth: 0 },
+         { chunkBytes: 1000 },
+         { pieceBytes: -1 },
+         { lanes: 65 },
+         { smallestSpan: 2 ** 31 },
+         { lanes: 1.5 },
+         { depth: '3' },
+         { chunk: 1 << 20 },
+       ].map(refusal);
        const size = 20 << 20;
        const buffer = new core.DeviceBuffer({ size });
        const base = fakeCuda.stats();
@@ -373,21 +385,25 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
        const s = fakeCuda.stats();
        expectBytes(buffer.toBytes(), pattern(size, 3));
        buffer.free();
-       console.log([s.liveStreams - base.liveStreams, s.liveAllocations - base.liveAllocations].join(' '));`,
-      {
-        RMMJS_STAGED_DEPTH: '0',
-        RMMJS_STAGED_CHUNK: '4MiB',
-        RMMJS_STAGED_THREADS: '2',
-        RMMJS_STAGED_STORES: '4',
-        RMMJS_STAGED_SMALLEST: '1000',
-        RMMJS_STAGED_PIECE: '-1',
-      },
+       out.push([s.liveStreams - base.liveStreams, s.liveAllocations - base.liveAllocations].join(' '));
+       out.push(refusal({ depth: 3 }));
+       console.log(JSON.stringify(out));`,
     );
-    expect(run.stderr).toContain('RMMJS_STAGED_STORES=4 is not an integer from 0 to 3: ignored');
-    expect(run.stderr).toContain('RMMJS_STAGED_DEPTH=0 is not an integer from 1 to 64: ignored');
-    expect(run.stderr).toContain('RMMJS_STAGED_CHUNK=4MiB is not an integer from 65536 to 1073741824: ignored');
-    expect(run.stderr).toContain('RMMJS_STAGED_SMALLEST=1000 is not an integer from 65536 to 1073741824: ignored');
-    expect(run.stderr).toContain('RMMJS_STAGED_PIECE=-1 is not an integer from 65536 to 1073741824: ignored');
-    expect(run.stdout).toBe('1 8'); // the defaults: 1 stream, 8 pinned chunks
+    expect(run.stderr).toBe('');
+    const range = (name: string, from: number, to: number, received: number) =>
+      `RangeError | ERR_OUT_OF_RANGE | The value of "shape.${name}" is out of range. It must be an integer from ${from} to ${to}. Received ${received}`;
+    expect(JSON.parse(run.stdout)).toEqual([
+      range('stores', 0, 3, 4),
+      range('depth', 1, 64, 0),
+      range('chunkBytes', 65536, 1073741824, 1000),
+      range('pieceBytes', 65536, 1073741824, -1),
+      range('lanes', 1, 64, 65),
+      range('smallestSpan', 65536, 1073741824, 2 ** 31),
+      'TypeError | ERR_INVALID_ARG_TYPE | shape.lanes must be an integer',
+      'TypeError | ERR_INVALID_ARG_TYPE | shape.depth must be an integer',
+      'TypeError | ERR_INVALID_ARG_TYPE | shape has no member chunk',
+      '1 8', // the defaults (the refused { depth: 2 } changed nothing): 1 stream, 8 pinned chunks
+      "RMMError | ERR_RMM_LOGIC | setStagingShape: the first staged copy of this process fixed the staging's shape already",
+    ]);
   });
 });

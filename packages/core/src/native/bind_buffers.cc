@@ -1,6 +1,8 @@
 // DeviceBuffer for JavaScript (see buffer_handles.h for the lifetime). The JS class passes its
 // handle's slot number to every call; after free() it passes null, which is ERR_RMM_DISPOSED.
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -11,6 +13,7 @@
 #include "promise_worker.h"
 #include "registry.h"
 #include "resource.h"
+#include "staged_copy.h"
 
 namespace rmmjs {
 namespace bind {
@@ -256,6 +259,35 @@ Napi::Value CopySliceJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(bytes));
 }
 
+// setStagingShape({ chunkBytes, depth, pieceBytes, lanes, stores, smallestSpan }): the shape the
+// first staged copy of the process makes the staging with (staged_copy.h); a member not given keeps
+// its default.
+Napi::Value SetStagingShapeJs(const Napi::CallbackInfo& info) {
+  static const char* const kMembers[] = {"chunkBytes", "depth", "pieceBytes", "lanes", "stores", "smallestSpan"};
+  Napi::Env env = info.Env();
+  if (!info[0].IsObject()) js::ThrowTypeError(env, "shape must be an object");
+  Napi::Object shape = info[0].As<Napi::Object>();
+  Napi::Array names = shape.GetPropertyNames();
+  for (uint32_t i = 0; i < names.Length(); i++) {
+    std::string name = names.Get(i).ToString().Utf8Value();
+    if (std::none_of(std::begin(kMembers), std::end(kMembers), [&](const char* member) { return name == member; })) {
+      js::ThrowTypeError(env, "shape has no member " + name);
+    }
+  }
+  auto member = [&](const char* name) -> std::optional<int64_t> {
+    Napi::Value value = shape.Get(name);
+    if (value.IsUndefined()) return std::nullopt;
+    double number = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : NAN;
+    if (!(std::trunc(number) == number && std::abs(number) <= 9007199254740991.0)) {
+      js::ThrowTypeError(env, std::string("shape.") + name + " must be an integer");
+    }
+    return static_cast<int64_t>(number);
+  };
+  js::Check(env, SetStagingShape({member("chunkBytes"), member("depth"), member("pieceBytes"), member("lanes"),
+                                  member("stores"), member("smallestSpan")}));
+  return env.Undefined();
+}
+
 const js::Method kMethods[] = {
     {"bufferCreate", CreateJs},
     {"bufferCopy", CopyJs},
@@ -276,6 +308,7 @@ const js::Method kMethods[] = {
     {"bufferEndAsync", EndAsyncJs},
     {"bufferSynchronizeAsync", SynchronizeAsyncJs},
     {"bufferCopySlice", CopySliceJs},
+    {"setStagingShape", SetStagingShapeJs},
 };
 
 }  // namespace

@@ -39,22 +39,21 @@ constexpr std::chrono::microseconds kLanesLinger{500};
 
 rmmjs_CUdeviceptr DevicePtr(const void* ptr) { return reinterpret_cast<rmmjs_CUdeviceptr>(ptr); }
 
-// The shape of the staging, read once from internal environment variables (for tuning on a given
-// machine; a value out of range is ignored with a warning in the debug log):
-//   RMMJS_STAGED_CHUNK    bytes per pinned chunk, the most one DMA moves (64 KiB to 1 GiB, rounded
-//                         down to a multiple of 64 KiB; default 8 MiB)
-//   RMMJS_STAGED_DEPTH    pinned chunks in the ring: DMAs queued and spans being filled or emptied
-//                         (1 to 64; default 8)
-//   RMMJS_STAGED_PIECE    the most one host memcpy moves (64 KiB to 1 GiB, rounded down to a
-//                         multiple of 64 KiB; default 1 MiB)
-//   RMMJS_STAGED_THREADS  lanes: threads doing host memcpy (1 to 64; default three quarters of the
-//                         cores, 1 to 12)
-//   RMMJS_STAGED_STORES   which host memcpys write with streaming stores (StreamingCopy) instead of
-//                         the C library's memcpy: 1 into the caller's memory (device->host), 2 into
-//                         the pinned chunks (host->device), 3 both, 0 neither (default 1)
-//   RMMJS_STAGED_SMALLEST the shortest span (one DMA), where a copy's spans start and end (64 KiB to
-//                         1 GiB, rounded down to a multiple of 64 KiB, at most a chunk; default
-//                         512 KiB; a chunk's size makes every span but the last a chunk)
+// The shape of the staging, fixed by the first staged copy of the process: the defaults below, or
+// what SetStagingShape set before it (for tuning on a given machine and for the tests):
+//   chunk bytes     per pinned chunk, the most one DMA moves (64 KiB to 1 GiB, rounded down to a
+//                   multiple of 64 KiB; default 8 MiB)
+//   depth           pinned chunks in the ring: DMAs queued and spans being filled or emptied (1 to
+//                   64; default 8)
+//   piece bytes     the most one host memcpy moves (64 KiB to 1 GiB, rounded down to a multiple of
+//                   64 KiB; default 1 MiB)
+//   lanes           threads doing host memcpy (1 to 64; default three quarters of the cores, 1 to 12)
+//   stores          which host memcpys write with streaming stores (StreamingCopy) instead of the C
+//                   library's memcpy: 1 into the caller's memory (device->host), 2 into the pinned
+//                   chunks (host->device), 3 both, 0 neither (default 1)
+//   smallest span   the shortest span (one DMA), where a copy's spans start and end (64 KiB to 1 GiB,
+//                   rounded down to a multiple of 64 KiB, at most a chunk; default 512 KiB; a chunk's
+//                   size makes every span but the last a chunk)
 // The defaults are the H200 host's best (tooling/scripts/copy-sweep.mjs). A DMA has a fixed cost:
 // pinned copies in 2 MiB pieces reach 0.93 of one whole copy, in 8 MiB pieces 0.98. So the DMAs
 // move whole 8 MiB chunks while the lanes fill or empty them in pieces of 1 MiB; eight chunks let
@@ -64,6 +63,7 @@ rmmjs_CUdeviceptr DevicePtr(const void* ptr) { return reinterpret_cast<rmmjs_CUd
 // Chunks, spans and pieces are whole multiples of it (but for a copy's last span and a span's last
 // piece).
 constexpr size_t kGranule = size_t{64} << 10;
+constexpr int64_t kMostBytes = int64_t{1} << 30;
 
 struct StagingShape {
   size_t chunk_bytes;
@@ -75,43 +75,43 @@ struct StagingShape {
   bool streaming_to_device;
 };
 
-int64_t EnvInteger(const char* name, int64_t fallback, int64_t min, int64_t max) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  long long value = std::strtoll(text, &end, 10);
-  if (*end != '\0' || value < min || value > max) {
-    Log(RMMJS_LOG_WARN, std::string(name) + "=" + text + " is not an integer from " + std::to_string(min) + " to " +
-                            std::to_string(max) + ": ignored");
-    return fallback;
-  }
-  return value;
-}
-
-// A size variable, rounded down to whole granules.
-size_t EnvBytes(const char* name, int64_t fallback) {
-  return static_cast<size_t>(EnvInteger(name, fallback, kGranule, int64_t{1} << 30)) / kGranule * kGranule;
-}
+// What SetStagingShape set (unset members keep their defaults), and whether the shape is fixed.
+std::mutex g_shape_mutex;
+StagingOverrides g_overrides;
+bool g_shape_fixed = false;
 
 const StagingShape& Shape() {
   static const StagingShape shape = [] {
+    std::lock_guard<std::mutex> lock(g_shape_mutex);
+    g_shape_fixed = true;
+    const StagingOverrides& given = g_overrides;
     unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    int default_lanes = static_cast<int>(std::clamp(cores * 3 / 4, 1u, 12u));
-    int64_t streaming = EnvInteger("RMMJS_STAGED_STORES", 1, 0, 3);
-    size_t chunk = EnvBytes("RMMJS_STAGED_CHUNK", int64_t{8} << 20);
-    size_t piece = EnvBytes("RMMJS_STAGED_PIECE", int64_t{1} << 20);
-    size_t smallest = EnvBytes("RMMJS_STAGED_SMALLEST", int64_t{512} << 10);
+    int64_t default_lanes = std::clamp(cores * 3 / 4, 1u, 12u);
+    // Sizes are whole granules.
+    auto bytes = [](const std::optional<int64_t>& value, int64_t fallback) {
+      return static_cast<size_t>(value.value_or(fallback)) / kGranule * kGranule;
+    };
+    size_t chunk = bytes(given.chunk_bytes, int64_t{8} << 20);
+    int64_t stores = given.stores.value_or(1);
     return StagingShape{
         chunk,
-        std::min(piece, chunk),
-        std::min(smallest, chunk),
-        static_cast<int>(EnvInteger("RMMJS_STAGED_DEPTH", 8, 1, 64)),
-        static_cast<int>(EnvInteger("RMMJS_STAGED_THREADS", default_lanes, 1, 64)),
-        (streaming & 1) != 0,
-        (streaming & 2) != 0,
+        std::min(bytes(given.piece_bytes, int64_t{1} << 20), chunk),
+        std::min(bytes(given.smallest_span, int64_t{512} << 10), chunk),
+        static_cast<int>(given.depth.value_or(8)),
+        static_cast<int>(given.lanes.value_or(default_lanes)),
+        (stores & 1) != 0,
+        (stores & 2) != 0,
     };
   }();
   return shape;
+}
+
+// RMMJS_ERR_OUT_OF_RANGE unless value (when given) is an integer from min to max.
+rmmjs_status CheckRange(const char* name, const std::optional<int64_t>& value, int64_t min, int64_t max) {
+  if (!value.has_value() || (*value >= min && *value <= max)) return RMMJS_OK;
+  return SetError(RMMJS_ERR_OUT_OF_RANGE, std::string("The value of \"") + name +
+                                              "\" is out of range. It must be an integer from " + std::to_string(min) +
+                                              " to " + std::to_string(max) + ". Received " + std::to_string(*value));
 }
 
 #ifndef MADV_POPULATE_WRITE
@@ -471,6 +471,22 @@ rmmjs_status CopyThroughRing(CopyDirection direction, DeviceStager& stager, void
 }
 
 }  // namespace
+
+rmmjs_status SetStagingShape(const StagingOverrides& overrides) {
+  RMMJS_TRY(CheckRange("shape.chunkBytes", overrides.chunk_bytes, kGranule, kMostBytes));
+  RMMJS_TRY(CheckRange("shape.depth", overrides.depth, 1, 64));
+  RMMJS_TRY(CheckRange("shape.pieceBytes", overrides.piece_bytes, kGranule, kMostBytes));
+  RMMJS_TRY(CheckRange("shape.lanes", overrides.lanes, 1, 64));
+  RMMJS_TRY(CheckRange("shape.stores", overrides.stores, 0, 3));
+  RMMJS_TRY(CheckRange("shape.smallestSpan", overrides.smallest_span, kGranule, kMostBytes));
+  std::lock_guard<std::mutex> lock(g_shape_mutex);
+  if (g_shape_fixed) {
+    return SetError(RMMJS_ERR_LOGIC,
+                    "setStagingShape: the first staged copy of this process fixed the staging's shape already");
+  }
+  g_overrides = overrides;
+  return RMMJS_OK;
+}
 
 bool ShouldStage(const void* host, size_t bytes) {
   const rmmjs_driver_api* cu = DriverApi();
