@@ -2,9 +2,8 @@
 // copies of pageable memory over a grid of chunk sizes (the longest DMA), chunks in the pinned ring,
 // piece sizes (the longest host memcpy), lanes (memcpy threads), store kinds (1 streaming stores into
 // host memory, 2 into the pinned chunks, 3 both, 0 the C library's memcpy everywhere) and the size of a
-// copy's first and last spans, each point in a child process (the staging is made once per process,
-// from the internal variables RMMJS_STAGED_CHUNK, RMMJS_STAGED_DEPTH, RMMJS_STAGED_PIECE,
-// RMMJS_STAGED_THREADS, RMMJS_STAGED_STORES, RMMJS_STAGED_SMALLEST), with the measurement
+// copy's first and last spans, each point in a child process (the staging is made once per process:
+// the child sets its shape first, through core's internal native.setStagingShape), with the measurement
 // `rmmjs bench` and the repository's benchmark script use (benchCopies of @rmmjs/cli: 256 MiB, the
 // median of 7 after a warm-up). Prints a table against the pinned copies of the same process, and the
 // best point.
@@ -30,7 +29,9 @@ const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name
 const list = (name, fallback) => option(name, fallback).split(',').map(Number);
 
 if (args.includes('--child')) {
-  // One point: the rows of benchCopies as JSON on stdout.
+  // One point (--shape, setStagingShape's JSON): the rows of benchCopies as JSON on stdout.
+  const { native } = await import('@rmmjs/core/internal');
+  native.setStagingShape(JSON.parse(option('--shape')));
   const core = await import('@rmmjs/core');
   const { benchCopies } = await import('@rmmjs/cli');
   const rows = {};
@@ -122,18 +123,18 @@ const isDefault = (p) =>
   p.smallest === 512;
 
 const script = fileURLToPath(import.meta.url);
+// A point as setStagingShape takes it.
+const shapeOf = (point) => ({
+  chunkBytes: point.chunk * MiB,
+  depth: point.depth,
+  pieceBytes: point.piece * 1024,
+  lanes: point.lanes,
+  stores: point.streaming,
+  smallestSpan: point.smallest * 1024,
+});
 function measure(point) {
-  const env = {
-    ...process.env,
-    RMMJS_STAGED_CHUNK: String(point.chunk * MiB),
-    RMMJS_STAGED_DEPTH: String(point.depth),
-    RMMJS_STAGED_PIECE: String(point.piece * 1024),
-    RMMJS_STAGED_THREADS: String(point.lanes),
-    RMMJS_STAGED_STORES: String(point.streaming),
-    RMMJS_STAGED_SMALLEST: String(point.smallest * 1024),
-  };
-  const run = spawnSync(process.execPath, [script, '--child', ...(quick ? ['--quick'] : [])], {
-    env,
+  const shape = JSON.stringify(shapeOf(point));
+  const run = spawnSync(process.execPath, [script, '--child', '--shape', shape, ...(quick ? ['--quick'] : [])], {
     encoding: 'utf8',
     timeout: 120_000,
   });
@@ -213,7 +214,7 @@ if (best === undefined) {
   process.exitCode = 1;
 } else {
   console.log(
-    `\nbest: RMMJS_STAGED_CHUNK=${best.chunk * MiB} RMMJS_STAGED_DEPTH=${best.depth} RMMJS_STAGED_PIECE=${best.piece * 1024} RMMJS_STAGED_THREADS=${best.lanes} RMMJS_STAGED_STORES=${best.streaming} RMMJS_STAGED_SMALLEST=${best.smallest * 1024}` +
+    `\nbest: ${JSON.stringify(shapeOf(best))}` +
       ` (${best.chunk} MiB x ${best.depth} x ${best.lanes} lanes): h2d ${fmt(best.h2d)} GB/s (${fmt(best.h2dRatio, 3)} of pinned),` +
       ` d2h ${fmt(best.d2h)} GB/s (${fmt(best.d2hRatio, 3)} of pinned); target >= 0.9 each way (${seconds} s)`,
   );
