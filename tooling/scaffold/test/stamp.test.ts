@@ -50,6 +50,7 @@ describe('the template', () => {
       'src/index.ts',
       'src/native/addon.cc',
       'src/native/counting_resource_adaptor.h',
+      'test/addon-exports.test.ts',
       'test/conformance.test.ts',
       'tsconfig.json',
       'tsconfig.test.json',
