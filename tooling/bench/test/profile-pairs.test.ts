@@ -1,4 +1,4 @@
-// tooling/scripts/profile-pairs.mjs end to end on the Node-API floor loop (it needs no GPU): the
+// profile-pairs.mjs end to end on the Node-API floor loop (it needs no GPU): the
 // loops in turns in one process, each loop's samples of all its turns in one file, the analysis.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 
-const script = fileURLToPath(new URL('../../scripts/profile-pairs.mjs', import.meta.url));
+const script = fileURLToPath(new URL('../src/profile-pairs.mjs', import.meta.url));
 const node = (...args: string[]) => spawnSync(process.execPath, [script, ...args], { encoding: 'utf8' });
 
 it.runIf(process.platform === 'linux' && process.arch === 'x64')(

@@ -1,6 +1,6 @@
-// Benchmarks of ArenaMemoryResource (not tests): `node tooling/scripts/bench-arena.mjs [--quick]`
+// Benchmarks of ArenaMemoryResource (not tests): `node tooling/bench/src/arena.mjs [--quick]`
 // after `pnpm build`, in host mode (RMMJS_DISABLE_CUDA=1), on the fake driver (RMMJS_CUDA_LIBRARY)
-// or a GPU. Prints the allocate+free pair of 1 MiB and the random workload of bench-workloads.mjs
+// or a GPU. Prints the allocate+free pair of 1 MiB and @rmmjs/cli's random workload
 // through the C ABI (C++ loops of @rmmjs/test-addon) and from JavaScript, then operations per second
 // with 1, 2, 4 and 8 worker_threads and native threads sharing one arena, with the CPU time per
 // operation (process CPU time / operations: flat when threads share no hot lock, even on a loaded
@@ -11,7 +11,8 @@ import { Worker } from 'node:worker_threads';
 import * as core from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
 import { abiPairNs, abiRandomNs, nativeThreadsWorkload } from '@rmmjs/test-addon';
-import { pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
+import { randomWorkload, runRandomWorkload } from '@rmmjs/cli';
+import { pairNs } from './timing.mjs';
 
 const quick = process.argv.includes('--quick');
 const MiB = 1 << 20;

@@ -7,7 +7,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { peerRepeatsFor } from './bench-suballocators.mjs';
+import { peerRepeatsFor } from './suballocators.mjs';
 
 const MiB = 1 << 20;
 const script = fileURLToPath(new URL('./bench_peers.py', import.meta.url));
