@@ -1,8 +1,10 @@
-// rmmjs benchmarks: one table. `pnpm bench`, or `node tooling/scripts/bench.mjs [--json file]
+// rmmjs benchmarks: one table. `pnpm bench`, or `node tooling/scripts/bench.mjs [--json FILE]
 // [--quick] [--runs N]` on a GPU machine without pnpm. Targets are ratios to peers measured in the
 // same run (`targetsOf` below); absolute times move between machines. `--runs N` runs the table N
 // times (a process each) and prints per row the median and the range over the runs;
 // `--from-runs FILE...` prints that summary for runs already made (each file one run's --json).
+// `--quick` runs a tenth of the iterations; `--no-suballocators`, `--no-threads` and `--no-peers`
+// leave those sections out, `--copies-only` all but the copies.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as core from '@rmmjs/core';
@@ -15,27 +17,36 @@ import { benchTransfers } from './transfer.mjs';
 import { scaleTargets } from './scale.mjs';
 import { repeatRuns, summarizeRunFiles } from './runs.mjs';
 import { judge, targetLine } from './targets.mjs';
+import { exitWithUsage, parseCommandLine } from '@rmmjs/scripts/arguments.mjs';
 
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const copiesOnly = args.includes('--copies-only');
-const jsonPath = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
-const runs = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : 1;
-if (!Number.isInteger(runs) || runs < 1) {
-  console.error(`bench: --runs takes a whole number of runs (1 or more), not ${args[args.indexOf('--runs') + 1]}`);
-  process.exit(2);
+// The sections a run can leave out (each restricts the table; none changes a figure).
+const SKIPS = ['no-suballocators', 'no-threads', 'no-peers'];
+const { values: options, positionals: runFiles } = parseCommandLine(
+  'bench',
+  {
+    quick: { type: 'boolean' },
+    runs: { type: 'string', value: 'N', number: { min: 1, whole: true } },
+    json: { type: 'string', value: 'FILE' },
+    'from-runs': { type: 'boolean' },
+    'copies-only': { type: 'boolean' },
+    ...Object.fromEntries(SKIPS.map((flag) => [flag, { type: 'boolean' }])),
+  },
+  { positionals: { what: 'the run files of --from-runs' } },
+);
+const quick = options.quick === true;
+const copiesOnly = options['copies-only'] === true;
+const jsonPath = options.json;
+const runs = options.runs ?? 1;
+if (options['from-runs']) {
+  if (runFiles.length === 0)
+    exitWithUsage('bench', '--from-runs needs the files of runs already made (--from-runs FILE...)');
+  process.exit(summarizeRunFiles({ files: runFiles, targetsOf, jsonPath }) ? 0 : 1);
 }
-if (args.includes('--from-runs')) {
-  const after = args.slice(args.indexOf('--from-runs') + 1);
-  const files = after.slice(0, after.findIndex((arg) => arg.startsWith('--')) >>> 0);
-  process.exit(summarizeRunFiles({ files, targetsOf, jsonPath }) ? 0 : 1);
-}
+if (runFiles.length > 0) exitWithUsage('bench', `unexpected argument ${runFiles[0]} (run files follow --from-runs)`);
 if (runs > 1) {
-  const rest = args.filter(
-    (arg, i) => !['--runs', '--json'].includes(arg) && !['--runs', '--json'].includes(args[i - 1]),
-  );
+  const flags = ['quick', 'copies-only', ...SKIPS].filter((flag) => options[flag]).map((flag) => `--${flag}`);
   const script = fileURLToPath(import.meta.url);
-  process.exit(repeatRuns({ script, args: rest, runs, targetsOf, jsonPath }) ? 0 : 1);
+  process.exit(repeatRuns({ script, args: flags, runs, targetsOf, jsonPath }) ? 0 : 1);
 }
 
 const started = process.hrtime.bigint();
@@ -125,7 +136,7 @@ for (const [name, make, pairIterations, steps] of resources) {
 }
 lap('resources');
 
-if (!copiesOnly && !args.includes('--no-suballocators')) await benchSuballocators({ record, quick, gpu });
+if (!copiesOnly && !options['no-suballocators']) await benchSuballocators({ record, quick, gpu });
 lap('sub-allocators and adaptors');
 
 // DeviceBuffer create+free of 64 bytes on the current device resource (on a GPU that is
@@ -143,7 +154,7 @@ if (!copiesOnly) {
 lap('DeviceBuffer');
 
 // DeviceBuffers moved between worker threads (transfer / fromTransferred).
-if (!copiesOnly && !args.includes('--no-threads')) await benchTransfers({ record, quick });
+if (!copiesOnly && !options['no-threads']) await benchTransfers({ record, quick });
 lap('transfers');
 
 // Copies between host memory and the device (the same rows as `rmmjs bench`).
@@ -152,7 +163,7 @@ lap('copies');
 
 // Peers on the GPU machine (CuPy, PyTorch), measured in the same run on the same workload (in
 // host mode, a dry run of the script).
-if (!args.includes('--no-peers') && !copiesOnly) {
+if (!options['no-peers'] && !copiesOnly) {
   const { pairs, steps } = suballocatorCounts(quick);
   results.peers = benchPeers({ record, quick, gpu, workload: randomWorkload({ steps }), pairs });
 }

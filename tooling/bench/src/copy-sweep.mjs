@@ -23,26 +23,39 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { exitWithUsage, parseCommandLine } from '@rmmjs/scripts/arguments.mjs';
 
 const MiB = 1 << 20;
-const args = process.argv.slice(2);
-const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
-const list = (name, fallback) => option(name, fallback).split(',').map(Number);
+const sizes = (value) => ({ type: 'string', value, list: { min: 1, whole: true } });
+const { values: options } = parseCommandLine('copy-sweep', {
+  quick: { type: 'boolean' },
+  json: { type: 'string', value: 'FILE' },
+  chunks: sizes('MIB,...'),
+  depths: sizes('N,...'),
+  pieces: sizes('KIB,...'),
+  threads: sizes('N,...'),
+  stores: { type: 'string', value: 'KIND,...', list: { min: 0, max: 3, whole: true } },
+  smallest: sizes('KIB,...'),
+  dma: { type: 'boolean' },
+  // One point of the grid, in a process of its own.
+  child: { type: 'boolean', internal: true },
+});
+const quick = options.quick === true;
 
-if (args.includes('--child')) {
+if (options.child) {
   // One point: the rows of benchCopies as JSON on stdout.
   const core = await import('@rmmjs/core');
   const { benchCopies } = await import('@rmmjs/cli');
   const rows = {};
-  benchCopies((group, name, value) => (rows[name] = value), args.includes('--quick'), core.cuda.isAvailable());
+  benchCopies((group, name, value) => (rows[name] = value), quick, core.cuda.isAvailable());
   console.log(JSON.stringify(rows));
   process.exit(0);
 }
 
-if (args.includes('--dma')) {
+if (options.dma) {
   const { DeviceBuffer, PinnedHostMemoryResource, Stream } = await import('@rmmjs/core');
   const { median } = await import('./timing.mjs');
-  const size = (args.includes('--quick') ? 32 : 256) * MiB;
+  const size = (quick ? 32 : 256) * MiB;
   const pinned = new PinnedHostMemoryResource();
   const host = new DeviceBuffer({ size, mr: pinned });
   const device = new DeviceBuffer({ size });
@@ -85,19 +98,17 @@ if (args.includes('--dma')) {
   process.exit(0);
 }
 
-const quick = args.includes('--quick');
-const jsonPath = option('--json', undefined);
-const chunks = list('--chunks', '4,8,16');
-const depths = list('--depths', '6,8,12');
-const pieces = list('--pieces', '1024');
+const jsonPath = options.json;
+const chunks = options.chunks ?? [4, 8, 16];
+const depths = options.depths ?? [6, 8, 12];
+const pieces = options.pieces ?? [1024];
 // The default lane count (three quarters of the cores, 1 to 12), and a third of that again either way.
 const defaultLanes = Math.min(12, Math.max(1, Math.floor((availableParallelism() * 3) / 4)));
-const threads = list(
-  '--threads',
-  [...new Set([Math.max(1, Math.round(defaultLanes / 2)), defaultLanes, Math.round(defaultLanes * 1.5)])].join(','),
-);
-const stores = list('--stores', '1');
-const smallests = list('--smallest', '512');
+const threads = options.threads ?? [
+  ...new Set([Math.max(1, Math.round(defaultLanes / 2)), defaultLanes, Math.round(defaultLanes * 1.5)]),
+];
+const stores = options.stores ?? [1];
+const smallests = options.smallest ?? [512];
 const grid = chunks.flatMap((chunk) =>
   depths.flatMap((depth) =>
     pieces.flatMap((piece) =>
@@ -110,8 +121,7 @@ const grid = chunks.flatMap((chunk) =>
   ),
 );
 if (grid.length > 24) {
-  console.error(`copy-sweep: ${grid.length} points; at most 24 (each takes a few seconds on the GPU)`);
-  process.exit(2);
+  exitWithUsage('copy-sweep', `${grid.length} points; at most 24 (each takes a few seconds on the GPU)`);
 }
 const isDefault = (p) =>
   p.chunk === 8 &&

@@ -28,10 +28,26 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { exitWithUsage, parseCommandLine } from '@rmmjs/scripts/arguments.mjs';
 import { middleOf, pairNs } from './timing.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const whole = (value) => ({ type: 'string', value, number: { min: 1, whole: true } });
+const { values: options } = parseCommandLine('profile-pairs', {
+  out: { type: 'string', value: 'DIR' },
+  seconds: { type: 'string', value: 'S', number: { min: 0.001 } },
+  'interval-us': whole('US'),
+  loops: { type: 'string', value: 'LOOP,...' },
+  alternate: whole('TURNS'),
+  analyze: { type: 'string', value: 'DIR' },
+  top: whole('N'),
+  // What a profiling run passes to its child processes: a loop and its samples' file, or the loops
+  // to run in turns and their folder.
+  loop: { type: 'string', value: 'LOOP', internal: true },
+  file: { type: 'string', value: 'FILE', internal: true },
+  dir: { type: 'string', value: 'DIR', internal: true },
+});
+const seconds = options.seconds ?? 4;
+const intervalUs = options['interval-us'] ?? 200;
 const MiB = 1 << 20;
 const LOOPS = [
   'async-js',
@@ -97,11 +113,11 @@ function pairsFor(run, seconds) {
 async function runLoop(loop) {
   const { addon, makers } = await loopMakers();
   const run = makers[loop]();
-  const n = pairsFor(run, Number(option('--seconds', '4')));
+  const n = pairsFor(run, seconds);
   const plainNs = run(n);
-  addon.pcSamplerStart(Number(option('--interval-us', '200')));
+  addon.pcSamplerStart(intervalUs);
   const sampledNs = run(n);
-  const samples = addon.pcSamplerStop(option('--file'));
+  const samples = addon.pcSamplerStop(options.file);
   console.log(JSON.stringify({ loop, pairs: n, plainNs, sampledNs, samples }));
 }
 
@@ -113,8 +129,7 @@ async function runLoop(loop) {
 async function runAlternating(loops, rounds, dir) {
   const { addon, makers } = await loopMakers();
   const runs = loops.map((loop) => makers[loop]());
-  const seconds = Number(option('--seconds', '4')) / rounds;
-  const pairs = runs.map((run) => pairsFor(run, seconds));
+  const pairs = runs.map((run) => pairsFor(run, seconds / rounds));
   const plain = loops.map(() => []);
   const sampled = loops.map(() => []);
   const pcs = loops.map(() => []);
@@ -123,7 +138,7 @@ async function runAlternating(loops, rounds, dir) {
   for (let round = 0; round < rounds; round++) {
     loops.forEach((_, i) => {
       plain[i].push(runs[i](pairs[i]));
-      addon.pcSamplerStart(Number(option('--interval-us', '200')));
+      addon.pcSamplerStart(intervalUs);
       sampled[i].push(runs[i](pairs[i]));
       addon.pcSamplerStop(turnFile);
       const lines = readFileSync(turnFile, 'utf8').split('\n');
@@ -140,19 +155,18 @@ async function runAlternating(loops, rounds, dir) {
 }
 
 function profileAll(out) {
-  if (out === undefined) throw new Error('profile-pairs: --out DIR (or --analyze DIR)');
+  if (out === undefined) exitWithUsage('profile-pairs', 'takes --out DIR (or --analyze DIR)');
   const script = fileURLToPath(import.meta.url);
-  const loops = option('--loops', LOOPS.join(',')).split(',');
+  const loops = (options.loops ?? LOOPS.join(',')).split(',');
   for (const loop of loops) {
-    if (!LOOPS.includes(loop)) throw new Error(`profile-pairs: no loop ${loop} (${LOOPS.join(', ')})`);
+    if (!LOOPS.includes(loop)) exitWithUsage('profile-pairs', `no loop ${loop} (${LOOPS.join(', ')})`);
   }
-  const rounds = Number(option('--alternate', '1'));
-  if (!Number.isInteger(rounds) || rounds < 1)
-    throw new Error('profile-pairs: --alternate takes a count of turns >= 1');
   mkdirSync(out, { recursive: true });
-  const passOn = ['--seconds', '--interval-us'].flatMap((name) => (args.includes(name) ? [name, option(name)] : []));
-  const children = args.includes('--alternate')
-    ? [['--alternate', String(rounds), '--loops', loops.join(','), '--dir', out]]
+  const passOn = ['seconds', 'interval-us'].flatMap((name) =>
+    options[name] === undefined ? [] : [`--${name}`, String(options[name])],
+  );
+  const children = options.alternate
+    ? [['--alternate', String(options.alternate), '--loops', loops.join(','), '--dir', out]]
     : loops.map((loop) => ['--loop', loop, '--file', join(out, `${loop}.samples`)]);
   const summary = {};
   for (const childArgs of children) {
@@ -203,7 +217,7 @@ function localCopy(path, size) {
 
 function findLocalCopy(path, size) {
   if (existsSync(path) && statSync(path).size === size) return path;
-  const copied = join(option('--analyze'), 'libs', basename(path));
+  const copied = join(options.analyze, 'libs', basename(path));
   if (existsSync(copied) && statSync(copied).size === size) return copied;
   const name = basename(path);
   if (name === 'node' && statSync(process.execPath).size === size) return process.execPath;
@@ -304,8 +318,7 @@ function analyze(dir, top) {
   }
 }
 
-if (args.includes('--loop')) await runLoop(option('--loop'));
-else if (args.includes('--dir'))
-  await runAlternating(option('--loops').split(','), Number(option('--alternate')), option('--dir'));
-else if (args.includes('--analyze')) analyze(option('--analyze'), Number(option('--top', '12')));
-else profileAll(option('--out'));
+if (options.loop !== undefined) await runLoop(options.loop);
+else if (options.dir !== undefined) await runAlternating(options.loops.split(','), options.alternate, options.dir);
+else if (options.analyze !== undefined) analyze(options.analyze, options.top ?? 12);
+else profileAll(options.out);
