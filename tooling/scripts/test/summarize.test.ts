@@ -4,6 +4,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnWithHangReport } from '@rmmjs/test-helpers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatSummary, onlyPackages, summarize } from '../summarize.mjs';
 
@@ -130,5 +132,25 @@ describe('summarize', () => {
       'package  backend  passed  failed  skipped',
       '0 passed, 0 failed, 0 skipped',
     ]);
+  });
+});
+
+describe('summarize.mjs as a command', () => {
+  const summarizeCommand = (...args: string[]) =>
+    spawnWithHangReport(process.execPath, [fileURLToPath(new URL('../summarize.mjs', import.meta.url)), ...args], {
+      timeout: 60_000,
+    });
+
+  it('takes one list of backends and no option', () => {
+    expect(summarizeCommand('--bogus')).toMatchObject({
+      status: 2,
+      stdout: '',
+      stderr: 'summarize: unknown option --bogus (it takes no options)\n',
+    });
+    expect(summarizeCommand('host', 'fake')).toMatchObject({
+      status: 2,
+      stdout: '',
+      stderr: 'summarize: unexpected argument fake (it takes one list of backends)\n',
+    });
   });
 });
