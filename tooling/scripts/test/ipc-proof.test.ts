@@ -1,8 +1,9 @@
 // ipc-proof.mjs where it cannot prove anything: it says why it skipped (no GPU in host mode; on
 // the fake driver, no CuPy or no python3) and exits 0; its command line, and its Python child's.
+// (On a GPU the proof itself runs: `node tooling/scripts/ipc-proof.mjs`.)
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { onHost, spawnWithHangReport } from '@rmmjs/test-helpers';
+import { onGpu, onHost, spawnWithHangReport } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 const script = (name: string) => fileURLToPath(new URL(`../${name}`, import.meta.url));
@@ -19,7 +20,7 @@ describe('ipc-proof.mjs', () => {
     });
   });
 
-  it('skips, saying why, where there is no GPU or no Python with CuPy and PyTorch', () => {
+  it.runIf(!onGpu())('skips, saying why, where there is no GPU or no Python with CuPy and PyTorch', () => {
     const run = proof();
     const skipped = onHost()
       ? 'skipped: no GPU (CUDA is disabled by RMMJS_DISABLE_CUDA; unset it to use the GPU.)\n'
