@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import * as core from '@rmmjs/core';
 import { abiPairNs, abiRandomNs, driverPairNs, driverPoolPairNs, napiFloorPairNs } from '@rmmjs/test-addon';
 import { benchCopies, randomWorkload, runRandomWorkload } from '@rmmjs/cli';
+import { exitWithUsage, parseCommandLine } from '@rmmjs/scripts/arguments.mjs';
 import { alternatingMedians, median, pairNs } from './timing.mjs';
 import { benchPeers } from './peers.mjs';
 import { benchSuballocators, suballocatorCounts } from './suballocators.mjs';
@@ -17,11 +18,10 @@ import { benchTransfers } from './transfer.mjs';
 import { scaleTargets } from './scale.mjs';
 import { repeatRuns, summarizeRunFiles } from './runs.mjs';
 import { judge, targetLine } from './targets.mjs';
-import { exitWithUsage, parseCommandLine } from '@rmmjs/scripts/arguments.mjs';
 
 // The sections a run can leave out (each restricts the table; none changes a figure).
 const SKIPS = ['no-suballocators', 'no-threads', 'no-peers'];
-const { values: options, positionals: runFiles } = parseCommandLine(
+const { values: args, positionals: runFiles } = parseCommandLine(
   'bench',
   {
     quick: { type: 'boolean' },
@@ -33,18 +33,18 @@ const { values: options, positionals: runFiles } = parseCommandLine(
   },
   { positionals: { what: 'the run files of --from-runs' } },
 );
-const quick = options.quick === true;
-const copiesOnly = options['copies-only'] === true;
-const jsonPath = options.json;
-const runs = options.runs ?? 1;
-if (options['from-runs']) {
+const quick = args.quick === true;
+const copiesOnly = args['copies-only'] === true;
+const jsonPath = args.json;
+const runs = args.runs ?? 1;
+if (args['from-runs']) {
   if (runFiles.length === 0)
     exitWithUsage('bench', '--from-runs needs the files of runs already made (--from-runs FILE...)');
   process.exit(summarizeRunFiles({ files: runFiles, targetsOf, jsonPath }) ? 0 : 1);
 }
 if (runFiles.length > 0) exitWithUsage('bench', `unexpected argument ${runFiles[0]} (run files follow --from-runs)`);
 if (runs > 1) {
-  const flags = ['quick', 'copies-only', ...SKIPS].filter((flag) => options[flag]).map((flag) => `--${flag}`);
+  const flags = ['quick', 'copies-only', ...SKIPS].filter((flag) => args[flag]).map((flag) => `--${flag}`);
   const script = fileURLToPath(import.meta.url);
   process.exit(repeatRuns({ script, args: flags, runs, targetsOf, jsonPath }) ? 0 : 1);
 }
@@ -136,7 +136,7 @@ for (const [name, make, pairIterations, steps] of resources) {
 }
 lap('resources');
 
-if (!copiesOnly && !options['no-suballocators']) await benchSuballocators({ record, quick, gpu });
+if (!copiesOnly && !args['no-suballocators']) await benchSuballocators({ record, quick, gpu });
 lap('sub-allocators and adaptors');
 
 // DeviceBuffer create+free of 64 bytes on the current device resource (on a GPU that is
@@ -154,7 +154,7 @@ if (!copiesOnly) {
 lap('DeviceBuffer');
 
 // DeviceBuffers moved between worker threads (transfer / fromTransferred).
-if (!copiesOnly && !options['no-threads']) await benchTransfers({ record, quick });
+if (!copiesOnly && !args['no-threads']) await benchTransfers({ record, quick });
 lap('transfers');
 
 // Copies between host memory and the device (the same rows as `rmmjs bench`).
@@ -163,7 +163,7 @@ lap('copies');
 
 // Peers on the GPU machine (CuPy, PyTorch), measured in the same run on the same workload (in
 // host mode, a dry run of the script).
-if (!options['no-peers'] && !copiesOnly) {
+if (!args['no-peers'] && !copiesOnly) {
   const { pairs, steps } = suballocatorCounts(quick);
   results.peers = benchPeers({ record, quick, gpu, workload: randomWorkload({ steps }), pairs });
 }
