@@ -25,8 +25,8 @@ import {
   readFileSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
-import { writeFileSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
