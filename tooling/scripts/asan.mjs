@@ -11,6 +11,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCommandLine } from './arguments.mjs';
 import { onlyPackages, printSummary, summarize } from './summarize.mjs';
 import { packageSelector, root, testedPackages, workspacePackages } from './workspace.mjs';
 
@@ -19,8 +20,12 @@ const RESULTS = '.test-results-asan';
 const logs = join(root, '.asan-logs');
 const suppressions = fileURLToPath(new URL('./asan-suppressions.txt', import.meta.url));
 
-const args = process.argv.slice(2);
-const selected = packageSelector(args.find((a) => !a.startsWith('--')));
+const { values, positionals } = parseCommandLine(
+  'asan',
+  { restore: { type: 'boolean' } },
+  { positionals: { what: 'one list of packages', max: 1 } },
+);
+const selected = packageSelector(positionals[0]);
 const nativePackages = workspacePackages().filter((p) => existsSync(join(p.dir, 'CMakeLists.txt')));
 
 // The files a normal build makes: build/Release/*.node, build/*.so and the test-only addons,
@@ -57,7 +62,7 @@ function restore() {
   return restored;
 }
 
-if (args.includes('--restore')) {
+if (values.restore) {
   console.log(`asan: ${restore()} normal files put back`);
   process.exit(0);
 }

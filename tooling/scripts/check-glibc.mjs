@@ -6,7 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseCommandLine } from './arguments.mjs';
 import { root, workspacePackages } from './workspace.mjs';
+
+const { positionals: dirs } = parseCommandLine('check-glibc', {}, { positionals: { what: 'folders' } });
 
 const floorsModule = join(root, 'packages/core/dist/supported-platforms.js');
 if (!existsSync(floorsModule)) {
@@ -32,7 +35,6 @@ function binariesUnder(dir) {
   });
 }
 
-const dirs = process.argv.slice(2);
 const files = (
   dirs.length > 0
     ? dirs

@@ -3,9 +3,10 @@
 // and C++), or with --check lists the files that are not formatted and exits 1.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { parseCommandLine } from './arguments.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const check = process.argv.includes('--check');
+const { check = false } = parseCommandLine('format', { check: { type: 'boolean' } }).values;
 const bin = (name) => `${root}node_modules/.bin/${name}`;
 const tracked = (...patterns) =>
   execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...patterns], {

@@ -3,6 +3,9 @@
 # package, the benchmarks with peers, and the host-mode benchmarks. Logs go to $OUT (or ./gpu-out).
 #   bash .devkit/gpu-kit run -- bash tooling/scripts/gpu-run.sh [package,filter]
 set -u
+usage="it takes one list of packages (name,name,...)"
+case "${1:-}" in -*) echo "gpu-run: unknown option $1 ($usage)" >&2; exit 2 ;; esac
+[ $# -le 1 ] || { echo "gpu-run: unexpected argument $2 ($usage)" >&2; exit 2; }
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 nvidia-smi --query-gpu=index,name,memory.used,memory.total --format=csv,noheader

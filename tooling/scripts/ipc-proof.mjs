@@ -14,6 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { CudaAsyncMemoryResource, CudaMemoryResource, DeviceBuffer, cuda } from '@rmmjs/core';
 import { exportIpcHandle, openIpcHandle, receiveIpcPool, sendIpcPool } from '@rmmjs/interop';
 import { PoolMemoryResource } from '@rmmjs/pool';
+import { parseCommandLine } from './arguments.mjs';
+
+parseCommandLine('ipc-proof', {});
 
 const MiB = 2 ** 20;
 const SIZE = 4 * MiB + 123; // not a round number: the views must get sizes and offsets right

@@ -6,6 +6,11 @@ import os
 import sys
 import threading
 
+if len(sys.argv) > 1:
+    why = f"unexpected argument {sys.argv[1]} (it takes none: JSON commands on stdin)"
+    print(f"ipc_proof_child.py: {why}", file=sys.stderr)
+    sys.exit(2)
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "packages", "interop", "python"))
 import cupy  # noqa: E402
 import numpy as np  # noqa: E402

@@ -11,10 +11,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseCommandLine } from './arguments.mjs';
 import { onlyPackages, printSummary, summarize } from './summarize.mjs';
 import { packageSelector, root, testedPackages } from './workspace.mjs';
 
-const selected = packageSelector(process.argv[2]);
+const { positionals } = parseCommandLine('sanitize-gpu', {}, { positionals: { what: 'one list of packages', max: 1 } });
+const selected = packageSelector(positionals[0]);
 const sanitizer =
   process.env.COMPUTE_SANITIZER ??
   (spawnSync('sh', ['-c', 'command -v compute-sanitizer']).stdout?.toString().trim() ||

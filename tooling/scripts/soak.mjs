@@ -20,33 +20,25 @@ import { availableDeviceMemory, cuda, setCurrentDeviceResource } from '@rmmjs/co
 import { buildStack, expectedCounters } from '@rmmjs/stress/stacks';
 import { startWorker } from '@rmmjs/stress/threads';
 import { Workload } from '@rmmjs/stress/workload';
+import { parseCommandLine } from './arguments.mjs';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 
-function parseArguments(argv) {
-  const options = {};
-  for (let i = 0; i < argv.length; i++) {
-    const name = argv[i].replace(/^--/, '');
-    const value = argv[++i];
-    if (value === undefined) throw new Error(`soak: --${name} needs a value`);
-    if (name === 'json') {
-      options.json = value;
-      continue;
-    }
-    const number = Number(value);
-    if (!Number.isFinite(number) || number < 0) throw new Error(`soak: --${name} ${value} is not a number`);
-    const known = ['minutes', 'seconds', 'workers', 'round-seconds', 'pool-size', 'max-size', 'seed'];
-    if (!known.includes(name)) throw new Error(`soak: unknown option --${name} (${known.join(', ')}, json)`);
-    options[name] = number;
-  }
-  return options;
-}
-
-const options = parseArguments(process.argv.slice(2));
+const number = (value, rule = { min: 0 }) => ({ type: 'string', value, number: rule });
+const { values: options } = parseCommandLine('soak', {
+  minutes: number('M'),
+  seconds: number('S'),
+  workers: number('N', { min: 0, whole: true }),
+  'round-seconds': number('S'),
+  'pool-size': number('BYTES', { min: 0, whole: true }),
+  'max-size': number('BYTES', { min: 0, whole: true }),
+  seed: number('N', { min: 0, whole: true }),
+  json: { type: 'string', value: 'FILE' },
+});
 const withCuda = cuda.isAvailable();
 const seconds = options.seconds ?? (options.minutes ?? 1) * 60;
-const workers = Math.floor(options.workers ?? 4);
+const workers = options.workers ?? 4;
 const roundSeconds = Math.min(options['round-seconds'] ?? 10, seconds / 5);
 const [, deviceTotal] = withCuda ? availableDeviceMemory() : [0, 0];
 const poolSize =

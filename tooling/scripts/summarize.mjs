@@ -4,13 +4,22 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseCommandLine } from './arguments.mjs';
 import { testedPackages } from './workspace.mjs';
 
-export function summarize(backends, resultsDir = '.test-results') {
+/**
+ * The rows (a package and a backend each), the totals and the failures of the reports
+ * `<package dir>/<resultsDir>/<backend>.json` of `packages` (`{ name, dir }`; default: every
+ * tested package of the workspace). A missing report counts as one failure.
+ * @param {string[]} backends
+ * @param {string} [resultsDir]
+ * @param {{ name: string, dir: string }[]} [packages]
+ */
+export function summarize(backends, resultsDir = '.test-results', packages = testedPackages()) {
   const rows = [];
   const failures = [];
   const totals = { passed: 0, failed: 0, skipped: 0 };
-  for (const pkg of testedPackages()) {
+  for (const pkg of packages) {
     for (const backend of backends) {
       const file = join(pkg.dir, resultsDir, `${backend}.json`);
       let counts;
@@ -78,29 +87,36 @@ export function onlyPackages({ rows, failures }, selected) {
 }
 
 /**
- * Prints the table, then each failed test as `FAILED <package> (<backend>) <file> > <test>` with the
+ * The table, then each failed test as `FAILED <package> (<backend>) <file> > <test>` with the
  * first lines of its message indented under it (CI repeats the FAILED lines at its end), then the
- * summed line.
+ * summed line: the lines `printSummary` prints.
+ * @param {{ rows: any[], totals: any, failures?: any[] }} summary
  */
-export function printSummary({ rows, totals, failures = [] }) {
+export function formatSummary({ rows, totals, failures = [] }) {
   const width = Math.max(7, ...rows.map((r) => r.package.length));
-  console.log(`\n${'package'.padEnd(width)}  backend  passed  failed  skipped`);
+  const lines = ['', `${'package'.padEnd(width)}  backend  passed  failed  skipped`];
   for (const r of rows) {
     const note = r.missing ? '  (no report: counted as a failure)' : '';
-    console.log(
+    lines.push(
       `${r.package.padEnd(width)}  ${r.backend.padEnd(7)}  ${String(r.passed).padStart(6)}  ${String(r.failed).padStart(6)}  ${String(r.skipped).padStart(7)}${note}`,
     );
   }
   for (const f of failures) {
-    console.log(`FAILED ${f.package} (${f.backend}) ${f.file ? `${f.file} > ` : ''}${f.test}`);
-    for (const line of f.message) console.log(`FAILED     ${line}`);
+    lines.push(`FAILED ${f.package} (${f.backend}) ${f.file ? `${f.file} > ` : ''}${f.test}`);
+    for (const line of f.message) lines.push(`FAILED     ${line}`);
   }
-  console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  lines.push(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  return lines;
+}
+
+/** Prints what `formatSummary` gives. */
+export function printSummary(summary) {
+  console.log(formatSummary(summary).join('\n'));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const backends = (process.argv[2] ?? 'host,fake').split(',');
-  const summary = summarize(backends);
+  const { positionals } = parseCommandLine('summarize', {}, { positionals: { what: 'one list of backends', max: 1 } });
+  const summary = summarize((positionals[0] ?? 'host,fake').split(','));
   printSummary(summary);
   process.exit(summary.totals.failed > 0 ? 1 : 0);
 }

@@ -4,10 +4,12 @@
 // workspace.mjs's packageSelector reads them; all by default).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { parseCommandLine } from './arguments.mjs';
 import { onlyPackages, printSummary, summarize } from './summarize.mjs';
 import { packageSelector, root, testedPackages } from './workspace.mjs';
 
-const selected = packageSelector(process.argv[2]);
+const { positionals } = parseCommandLine('test-gpu', {}, { positionals: { what: 'one list of packages', max: 1 } });
+const selected = packageSelector(positionals[0]);
 const runner = join(root, 'tooling', 'test-helpers', 'bin', 'rmmjs-test.js');
 // Seconds per package, printed before the summed line: what a run costs on a lent GPU.
 const seconds = [];

@@ -3,8 +3,11 @@
 // summed line from the JSON reports. Exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { parseCommandLine } from './arguments.mjs';
 import { printSummary, summarize } from './summarize.mjs';
 import { root } from './workspace.mjs';
+
+parseCommandLine('test', {});
 
 const turbo = join(root, 'node_modules', '.bin', 'turbo');
 // The tests' cache key includes the Node version (RMMJS_TEST_NODE is in the test task's env in

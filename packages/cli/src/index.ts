@@ -30,6 +30,6 @@ export { renderHtml, renderSvg } from './plot/render.js';
 export { formatBytes } from './format.js';
 export { BENCH_RESOURCES, benchCopies, runBench } from './bench/bench.js';
 export type { BenchOptions, BenchReport, BenchResourceName, BenchRow } from './bench/bench.js';
-export { median, pairNs, random, randomWorkload, runRandomWorkload } from './bench/workloads.js';
+export { randomWorkload, runRandomWorkload } from './bench/workloads.js';
 export type { Allocator, RandomWorkload } from './bench/workloads.js';
 export { threadOpsPerSecond } from './bench/threads.js';

@@ -1,5 +1,5 @@
 // The soak (tooling/scripts/soak.mjs) for five seconds on this backend: it passes, and its figures
-// say it did work; on the fake driver, an injected failure makes it fail.
+// say it did work; on the fake driver, an injected failure makes it fail. Its command line.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,32 @@ describe('tooling/scripts/soak.mjs', () => {
     expect(figures.checks).toBeGreaterThan(0);
     expect(figures.peakMeter).toBeGreaterThan(0);
     expect(figures.peakMeter).toBeLessThanOrEqual(figures.poolSize);
+  });
+
+  it('refuses an unknown option, an option without its value and a value that is not the number it takes', () => {
+    const run = (...args: string[]) => spawnWithHangReport(process.execPath, [soak, ...args], { timeout: 60_000 });
+    const options =
+      '--minutes M, --seconds S, --workers N, --round-seconds S, --pool-size BYTES, --max-size BYTES, --seed N, --json FILE';
+    expect(run('--hours', '1')).toMatchObject({
+      status: 2,
+      stdout: '',
+      stderr: `soak: unknown option --hours (options: ${options})\n`,
+    });
+    expect(run('--seconds', '5', '--json')).toMatchObject({
+      status: 2,
+      stdout: '',
+      stderr: 'soak: --json needs a value (--json FILE)\n',
+    });
+    expect(run('--seconds', 'five')).toMatchObject({
+      status: 2,
+      stdout: '',
+      stderr: 'soak: --seconds takes a number >= 0, not five\n',
+    });
+    expect(run('--workers', '1.5')).toMatchObject({
+      status: 2,
+      stdout: '',
+      stderr: 'soak: --workers takes a whole number >= 0, not 1.5\n',
+    });
   });
 
   it.runIf(onFake())('fails, saying why, when a copy fails', () => {

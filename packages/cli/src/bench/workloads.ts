@@ -1,5 +1,5 @@
-// The benchmark workloads, shared by `rmmjs bench` and the repository's benchmark scripts (which
-// also run them through the C ABI in C++).
+// The benchmark workloads of `rmmjs bench`. The random workload is public: the repository's
+// benchmark scripts run it too (from JavaScript, and through the C ABI in C++).
 import { invalidArgValue } from '@rmmjs/core/internal';
 import {
   integerIn,

@@ -415,24 +415,6 @@ function argumentSpecs(world) {
       ],
     },
     {
-      name: 'median',
-      valid: () => [() => 1, 3],
-      slots: [
-        [0, func],
-        [1, optional(between(1, 2 ** 31 - 1))],
-      ],
-    },
-    {
-      name: 'pairNs',
-      valid: () => [allocator, 256, 1],
-      slots: [
-        [0, record],
-        [1, size],
-        [2, between(1, SAFE)],
-      ],
-    },
-    { name: 'random', valid: () => [1], slots: [[0, seed]] },
-    {
       name: 'randomWorkload',
       valid: () => [{ steps: 10 }],
       slots: [
@@ -497,9 +479,6 @@ export default function cliModels() {
         'renderHtml',
         'runBench',
         'benchCopies',
-        'median',
-        'pairNs',
-        'random',
         'randomWorkload',
         'runRandomWorkload',
         'threadOpsPerSecond',
@@ -728,27 +707,18 @@ export default function cliModels() {
       },
     },
     {
-      name: 'random, randomWorkload, runRandomWorkload, pairNs, median',
-      covers: ['random', 'randomWorkload', 'runRandomWorkload', 'pairNs', 'median'].map((f) => `${pkg}:${f}`),
+      name: 'randomWorkload, runRandomWorkload',
+      covers: ['randomWorkload', 'runRandomWorkload'].map((f) => `${pkg}:${f}`),
       args: fc.record({
         seed: fc.integer(),
         steps: fc.nat(200),
         minSize: fc.integer({ min: 1, max: 100 }),
         span: fc.nat(5000),
         maxLive: fc.integer({ min: 1, max: 20 }),
-        iterations: fc.integer({ min: 1, max: 50 }),
-        rounds: fc.integer({ min: 1, max: 7 }),
       }),
-      run(world, { seed, steps, minSize, span, maxLive, iterations, rounds }) {
+      run(world, { seed, steps, minSize, span, maxLive }) {
         const { cli } = world.P;
         world.calls++;
-        const a = cli.random(seed);
-        const b = cli.random(seed);
-        for (let k = 0; k < 5; k++) {
-          const x = a();
-          if (!(x >= 0 && x < 1) || x !== b())
-            throw new FuzzFailure('random(seed) is not a repeatable sequence in [0, 1)');
-        }
         const maxSize = minSize + span;
         const workload = cli.randomWorkload({ steps, minSize, maxSize, maxLive, seed });
         let live = 0;
@@ -769,34 +739,19 @@ export default function cliModels() {
         // An allocator of its own: every allocation comes back once, with its size.
         const held = new Map();
         let next = 256n;
-        let calls = 0;
         const allocator = {
           allocate(nbytes) {
-            calls++;
             next += 256n;
             held.set(next, nbytes);
             return next;
           },
           deallocate(ptr, nbytes) {
-            calls++;
             if (held.get(ptr) !== nbytes) throw new FuzzFailure('runRandomWorkload freed what it did not allocate');
             held.delete(ptr);
           },
         };
         const ns = cli.runRandomWorkload(allocator, workload);
         if (held.size !== 0 || !(ns >= 0 || steps === 0)) throw new FuzzFailure('runRandomWorkload left memory live');
-        calls = 0;
-        cli.pairNs(allocator, 4096, iterations);
-        if (calls !== 2 * iterations || held.size !== 0)
-          throw new FuzzFailure(`pairNs: ${calls} calls for ${iterations} pairs`);
-        let k = 0;
-        const values = [];
-        const m = cli.median(() => {
-          values.push(k);
-          return k++;
-        }, rounds);
-        // A warm-up call, then `rounds` values: the middle one.
-        if (values.length !== rounds + 1 || m !== 1 + Math.floor(rounds / 2)) throw new FuzzFailure(`median: ${m}`);
       },
     },
     {

@@ -3,7 +3,7 @@
 // next to the same round trip of a bare postMessage and of a copy through host memory.
 import { Worker } from 'node:worker_threads';
 import * as core from '@rmmjs/core';
-import { median } from './bench-workloads.mjs';
+import { median } from './timing.mjs';
 
 const coreUrl = import.meta.resolve('@rmmjs/core');
 const MiB = 1 << 20;

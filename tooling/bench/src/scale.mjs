@@ -13,8 +13,10 @@ import { freemem } from 'node:os';
 import * as core from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
 import { PoolMemoryResource } from '@rmmjs/pool';
+import { random } from '@rmmjs/test-helpers/bytes';
 import { abiRandomNs } from '@rmmjs/test-addon';
-import { median, random, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
+import { randomWorkload, runRandomWorkload } from '@rmmjs/cli';
+import { median } from './timing.mjs';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -1,19 +1,25 @@
-// Benchmarks of ArenaMemoryResource (not tests): `node tooling/scripts/bench-arena.mjs [--quick]`
-// after `pnpm build`, in host mode (RMMJS_DISABLE_CUDA=1), on the fake driver (RMMJS_CUDA_LIBRARY)
-// or a GPU. Prints the allocate+free pair of 1 MiB and the random workload of bench-workloads.mjs
-// through the C ABI (C++ loops of @rmmjs/test-addon) and from JavaScript, then operations per second
-// with 1, 2, 4 and 8 worker_threads and native threads sharing one arena, with the CPU time per
-// operation (process CPU time / operations: flat when threads share no hot lock, even on a loaded
-// machine where the rates mean little). Each figure is the minimum (times) or maximum (rates) of
-// several runs. The random workload needs about 1 GiB: on the fake driver set
-// RMMJS_FAKE_CUDA_MEMORY=4294967296.
+// Benchmarks of ArenaMemoryResource (not tests): `node tooling/bench/src/arena.mjs [--quick]
+// [--threads 1,2,4,8]` after `pnpm build`, in host mode (RMMJS_DISABLE_CUDA=1), on the fake driver
+// (RMMJS_CUDA_LIBRARY) or a GPU. Prints the allocate+free pair of 1 MiB and @rmmjs/cli's random
+// workload through the C ABI (C++ loops of @rmmjs/test-addon) and from JavaScript, then operations
+// per second with 1, 2, 4 and 8 worker_threads and native threads sharing one arena (--threads
+// picks the counts), with the CPU time per operation (process CPU time / operations: flat when
+// threads share no hot lock, even on a loaded machine where the rates mean little). Each figure is
+// the minimum (times) or maximum (rates) of several runs. The random workload needs about 1 GiB:
+// on the fake driver set RMMJS_FAKE_CUDA_MEMORY=4294967296.
 import { Worker } from 'node:worker_threads';
 import * as core from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
 import { abiPairNs, abiRandomNs, nativeThreadsWorkload } from '@rmmjs/test-addon';
-import { pairNs, randomWorkload, runRandomWorkload } from './bench-workloads.mjs';
+import { randomWorkload, runRandomWorkload } from '@rmmjs/cli';
+import { parseCommandLine } from '@rmmjs/scripts/arguments.mjs';
+import { pairNs } from './timing.mjs';
 
-const quick = process.argv.includes('--quick');
+const { values: options } = parseCommandLine('arena', {
+  quick: { type: 'boolean' },
+  threads: { type: 'string', value: 'N,...', list: { min: 1, max: 64, whole: true } },
+});
+const quick = options.quick === true;
 const MiB = 1 << 20;
 const rounds = quick ? 3 : 7;
 const best = (fn, n = rounds, pick = Math.min) => pick(...Array.from({ length: n }, fn));
@@ -102,7 +108,7 @@ async function workersRun(count) {
   core.setCurrentDeviceResource(previous);
   return { rate: ops / seconds, cpuPerOp };
 }
-const counts = [1, 2, 4, 8];
+const counts = options.threads ?? [1, 2, 4, 8];
 for (const count of counts) {
   let rate = 0;
   let cpuPerOp = Infinity;

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { judge, targetLine } from './bench-targets.mjs';
+import { judge, targetLine } from './targets.mjs';
 
 function middle(values) {
   const sorted = [...values].sort((a, b) => a - b);

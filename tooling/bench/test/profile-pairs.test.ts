@@ -1,5 +1,6 @@
-// tooling/scripts/profile-pairs.mjs end to end on the Node-API floor loop (it needs no GPU): the
-// loops in turns in one process, each loop's samples of all its turns in one file, the analysis.
+// profile-pairs.mjs, through the entry point the GPU machine runs (tooling/scripts/
+// profile-pairs.mjs), end to end on the Node-API floor loop (it needs no GPU): the loops in turns
+// in one process, each loop's samples of all its turns in one file, the analysis. Its command line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,15 +38,35 @@ it.runIf(process.platform === 'linux' && process.arch === 'x64')(
   },
 );
 
-it('refuses a loop it does not have and a count of turns that is not a whole number >= 1, before it makes the output folder', () => {
+it('refuses an unknown option, an option without its value, a number that is not one, and a loop it does not have, before it makes the output folder', () => {
   const out = join(tmpdir(), `rmmjs-profile-unused-${process.pid}`);
-  const unknown = node('--out', out, '--loops', 'floor,nothing');
-  expect(unknown.status).toBe(1);
-  expect(unknown.stderr).toContain('profile-pairs: no loop nothing (async-js, async-abi,');
-  for (const rounds of ['0', '2.5', 'many']) {
-    const run = node('--out', out, '--loops', 'floor', '--alternate', rounds);
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain('profile-pairs: --alternate takes a count of turns >= 1');
-  }
+  const refused = (...args: string[]) => {
+    const run = node(...args);
+    return [run.status, run.stdout, run.stderr];
+  };
+  const options =
+    'options: --out DIR, --seconds S, --interval-us US, --loops LOOP,..., --alternate TURNS, --analyze DIR, --top N';
+  expect(refused('--out', out, '--perf')).toEqual([2, '', `profile-pairs: unknown option --perf (${options})\n`]);
+  expect(refused('--out', out, '--loops')).toEqual([
+    2,
+    '',
+    'profile-pairs: --loops needs a value (--loops LOOP,...)\n',
+  ]);
+  expect(refused('--out', out, '--seconds', 'long')).toEqual([
+    2,
+    '',
+    'profile-pairs: --seconds takes a number >= 0.001, not long\n',
+  ]);
+  expect(refused('--out', out, '--loops', 'floor', '--alternate', '2.5')).toEqual([
+    2,
+    '',
+    'profile-pairs: --alternate takes a whole number >= 1, not 2.5\n',
+  ]);
+  expect(refused('--out', out, '--loops', 'floor,nothing')).toEqual([
+    2,
+    '',
+    'profile-pairs: no loop nothing (async-js, async-abi, async-driver, pool-js, floor, pool-abi, limiting-abi, tracking-abi, statistics-abi)\n',
+  ]);
+  expect(refused('--seconds', '1')).toEqual([2, '', 'profile-pairs: takes --out DIR (or --analyze DIR)\n']);
   expect(existsSync(out)).toBe(false);
 });

@@ -16,17 +16,10 @@ import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
 import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { TrackingResourceAdaptor } from '@rmmjs/tracking';
 import { abiPairNs, abiRandomNs, abiThreadsOpsPerSecond } from '@rmmjs/test-addon';
-import { benchScale } from './bench-scale.mjs';
-import { judge } from './bench-targets.mjs';
-import { threadOpsPerSecond } from './bench-threads.mjs';
-import {
-  alternatingMedians,
-  leastAndMedian,
-  median,
-  pairNs,
-  randomWorkload,
-  runRandomWorkload,
-} from './bench-workloads.mjs';
+import { benchScale } from './scale.mjs';
+import { judge } from './targets.mjs';
+import { randomWorkload, runRandomWorkload, threadOpsPerSecond } from '@rmmjs/cli';
+import { alternatingMedians, leastAndMedian, median, pairNs } from './timing.mjs';
 
 const MiB = 1 << 20;
 const GiB = 1 << 30;
@@ -63,7 +56,7 @@ export async function benchSuballocators({ record, quick, gpu }) {
   ];
   for (const [name, make, random] of suballocators) {
     const mr = make();
-    // The two rows compared with CuPy's MemoryPool: the least of as many runs as bench-peers.mjs
+    // The two rows compared with CuPy's MemoryPool: the least of as many runs as peers.mjs
     // gives bench_peers.py (its --repeats), where each peer is measured at its best.
     const pair = leastAndMedian(() => pairNs(mr, MiB, pairs), peerRepeats);
     record(name, 'pair 1 MiB from JS', pair.least, 'ns', `least of ${peerRepeats}; median ${pair.median.toFixed(1)}`);
