@@ -13,4 +13,5 @@ RMMJS_ADDON(rmmjs_test_addon, {"driverPairNs", test_addon::DriverPairNs},
             {"pointerTableProbes", test_addon::PointerTableProbes}, {"biasedLockRun", test_addon::BiasedLockRun},
             {"napiFloor", test_addon::NapiFloor}, {"bestFitIndexCheck", test_addon::BestFitIndexCheck},
             {"hostOomStep", test_addon::HostOomStep}, {"pcSamplerStart", test_addon::PcSamplerStart},
-            {"pcSamplerStop", test_addon::PcSamplerStop}, {"streamQuery", test_addon::StreamQuery})
+            {"pcSamplerStop", test_addon::PcSamplerStop}, {"streamQuery", test_addon::StreamQuery},
+            {"exitHeld", test_addon::ExitHeld})
