@@ -31,6 +31,15 @@ export function nativeThreadsWorkload(mr: DeviceMemoryResource, options: NativeT
 export function allocateOnNativeThread(mr: DeviceMemoryResource, nbytes: number): [number, string];
 /** The same on a thread of libuv's pool. */
 export function allocateOnThreadPool(mr: DeviceMemoryResource, nbytes: number): Promise<[number, string]>;
+/**
+ * The same on a new native thread, which then lets go of `mr` and exits. In its exit, the first shared
+ * lock taken by the thread_local destructors that were there before (a resource's exit hook) waits
+ * while `during()` runs on the calling thread (needs holdAtExitLibrary preloaded). Returns [whether
+ * the thread was held (false: it took no such lock within 10 s), status, message, what during returned].
+ */
+export function exitHeld<T>(mr: DeviceMemoryResource, nbytes: number, during: () => T): [boolean, number, string, T];
+/** The library a child process preloads (LD_PRELOAD) for exitHeld: holds an exiting thread at a shared lock. */
+export const holdAtExitLibrary: string;
 
 /** ns per allocate+deallocate pair through the C ABI, in a C++ loop. */
 export function abiPairNs(mr: DeviceMemoryResource, nbytes: number, iterations: number): number;

@@ -28,6 +28,15 @@ export function allocateOnThreadPool(mr, nbytes) {
   return addon.allocateOnThreadPool(resourceHandle(mr, 'mr'), nbytes);
 }
 
+/**
+ * An allocate+free of nbytes on a new native thread, which then lets go of mr and exits, held at
+ * the first shared lock of the exit hooks its allocation left while during() runs (needs
+ * holdAtExitLibrary preloaded): [held, status, message, during()'s result].
+ */
+export function exitHeld(mr, nbytes, during) {
+  return addon.exitHeld(resourceHandle(mr, 'mr'), nbytes, during);
+}
+
 export function abiPairNs(mr, nbytes, iterations) {
   return addon.abiPairNs(resourceHandle(mr, 'mr'), nbytes, iterations);
 }
@@ -55,6 +64,11 @@ export const allocatorHookConsumer = createRequire(import.meta.url)(
 
 /** The library a child process preloads (LD_PRELOAD) for hostOomStep: an operator new that fails when told to. */
 export const failNewLibrary = fileURLToPath(new URL('./build/test-addons/librmmjs_fail_new.so', import.meta.url));
+
+/** The library a child process preloads (LD_PRELOAD) for exitHeld: holds an exiting thread at a shared lock. */
+export const holdAtExitLibrary = fileURLToPath(
+  new URL('./build/test-addons/librmmjs_hold_at_exit.so', import.meta.url),
+);
 
 /**
  * One fixed sequence of allocations and frees on mr through the C ABI while the k-th operator

@@ -1,11 +1,12 @@
 // One arena shared by worker_threads and native threads: each thread has its own arena, blocks
-// cross threads, exiting threads give their superblocks back, and no two live blocks overlap.
+// cross threads, exiting threads give their superblocks back, no two live blocks overlap, and a
+// thread that exits while the arena goes keeps none of its memory.
 import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
-import { KiB, MiB, disposeAfterEach, runInWorker } from '@rmmjs/test-helpers';
+import { KiB, MiB, disposeAfterEach, runInProcess, runInWorker } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { arenaSummary } from '@rmmjs/arena';
-import { nativeThreadsWorkload } from '@rmmjs/test-addon';
+import { holdAtExitLibrary, nativeThreadsWorkload } from '@rmmjs/test-addon';
 
 /**
  * Runs `source` (the body of an async function with `core`, `mr` (the current device resource,
@@ -151,5 +152,30 @@ describe('ArenaMemoryResource shared by threads', () => {
     for (const error of result.errors) expect(error).toMatch(/^Maximum pool size exceeded/);
     expect(result.errors.length).toBeLessThan(8);
     expect(arenaSummary(mr)).toMatchObject({ threadArenas: 0, globalSuperblocks: 1, globalFreeBytes: 12 * MiB });
+  });
+});
+
+describe('ArenaMemoryResource and a thread that exits while it goes', () => {
+  // A thread's exit hook holds the arena's state while it returns the thread's superblocks. One
+  // held there when the last reference goes (in the soak: a worker that had just answered) must
+  // not keep the arena's block from going back upstream at that release.
+  it('a thread held in its exit hook: the last release gives the memory back upstream at once', () => {
+    const run = runInProcess(
+      `const meter = new limiting.LimitingResourceAdaptor(core.getCurrentDeviceResource(), 2 ** 40);
+      const mr = new arena.ArenaMemoryResource(meter, { arenaSize: ${4 * MiB} });
+      const [held, status, message, whileHeld] = testAddon.exitHeld(mr, 1000, () => {
+        mr[Symbol.dispose]();
+        return meter.getAllocatedBytes();
+      });
+      console.log(JSON.stringify({ held, status, message, whileHeld, afterExit: meter.getAllocatedBytes() }));`,
+      {
+        modules: { arena: '@rmmjs/arena', limiting: '@rmmjs/limiting', testAddon: '@rmmjs/test-addon' },
+        // After a sanitizer's runtime, which must come first.
+        env: { LD_PRELOAD: [process.env.LD_PRELOAD, holdAtExitLibrary].filter(Boolean).join(' ') },
+        timeout: 60_000,
+      },
+    );
+    expect({ status: run.status, signal: run.signal }, run.stderr).toEqual({ status: 0, signal: null });
+    expect(JSON.parse(run.stdout)).toEqual({ held: true, status: 0, message: '', whileHeld: 0, afterExit: 0 });
   });
 });

@@ -17,9 +17,10 @@ Napi::Value AbiThreadsOpsPerSecond(const Napi::CallbackInfo& info);
 // native_threads_workload.cc: std::threads allocating and freeing through one resource at once.
 Napi::Value NativeThreadsWorkload(const Napi::CallbackInfo& info);
 
-// thread_probe.cc: one allocation from a thread that runs no JavaScript.
+// thread_probe.cc: one allocation from a thread that runs no JavaScript (and that thread's exit).
 Napi::Value AllocateOnNativeThread(const Napi::CallbackInfo& info);
 Napi::Value AllocateOnThreadPool(const Napi::CallbackInfo& info);
+Napi::Value ExitHeld(const Napi::CallbackInfo& info);
 
 // pointer_table_probe.cc: how far lookups probe in core's ShardedPointerTable.
 Napi::Value PointerTableProbes(const Napi::CallbackInfo& info);

@@ -2,7 +2,12 @@
 // thread pool makes them:
 //   allocateOnNativeThread(mr, nbytes) -> [status, message]: allocate and free on a new thread
 //     (the calling thread waits for it);
-//   allocateOnThreadPool(mr, nbytes) -> Promise<[status, message]>: the same on libuv's pool.
+//   allocateOnThreadPool(mr, nbytes) -> Promise<[status, message]>: the same on libuv's pool;
+//   exitHeld(mr, nbytes, during) -> [held, status, message, during()'s result]: the same on a new
+//     thread that then lets go of mr and exits, held at the first shared lock of the exit hooks
+//     that its allocation left (librmmjs_hold_at_exit.so, preloaded) while during() runs here.
+#include <dlfcn.h>
+
 #include <string>
 #include <thread>
 
@@ -63,7 +68,57 @@ class ThreadPoolRoundTrip : public Napi::AsyncWorker {
   Outcome outcome_;
 };
 
+// librmmjs_hold_at_exit.so's functions (see hold_at_exit.cc).
+struct ExitHold {
+  void (*arm)() = nullptr;
+  int (*wait)(long ms) = nullptr;
+  void (*release)() = nullptr;
+};
+
+ExitHold FindExitHold() {
+  ExitHold hold;
+  hold.arm = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "rmmjs_hold_at_exit"));
+  hold.wait = reinterpret_cast<int (*)(long)>(dlsym(RTLD_DEFAULT, "rmmjs_hold_wait"));
+  hold.release = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "rmmjs_hold_release"));
+  return hold;
+}
+
 }  // namespace
+
+Napi::Value ExitHeld(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ResourceRef mr = ResourceRef::Retain(js::ResourceArg(env, info[0], "mr"));
+  size_t bytes = Bytes(info);
+  if (!info[2].IsFunction()) js::ThrowTypeError(env, "during must be a function");
+  ExitHold hold = FindExitHold();
+  if (hold.arm == nullptr || hold.wait == nullptr || hold.release == nullptr) {
+    js::ThrowTypeError(env, "exitHeld needs librmmjs_hold_at_exit.so preloaded (LD_PRELOAD)");
+  }
+  Outcome outcome;
+  // The thread's reference goes before it exits, so that the caller's is the last one.
+  std::thread thread([&, mr = std::move(mr)]() mutable {
+    outcome = RoundTrip(mr.get(), bytes);
+    mr = ResourceRef();
+    hold.arm();
+  });
+  bool held = hold.wait(10000) != 0;
+  Napi::Value result;
+  try {
+    result = info[2].As<Napi::Function>().Call({});
+  } catch (...) {
+    hold.release();
+    thread.join();
+    throw;
+  }
+  hold.release();
+  thread.join();
+  Napi::Array out = Napi::Array::New(env, 4);
+  out.Set(0u, Napi::Boolean::New(env, held));
+  out.Set(1u, Napi::Number::New(env, outcome.status));
+  out.Set(2u, Napi::String::New(env, outcome.message));
+  out.Set(3u, result);
+  return out;
+}
 
 Napi::Value AllocateOnNativeThread(const Napi::CallbackInfo& info) {
   ResourceRef mr = ResourceRef::Retain(js::ResourceArg(info.Env(), info[0], "mr"));

@@ -22,6 +22,11 @@ class ArenaMemoryResource {
   ArenaMemoryResource(ResourceRef upstream, std::optional<std::size_t> arena_size, bool dump_log_on_failure)
       : impl_(std::make_shared<arena::ArenaMemoryResourceImpl>(std::move(upstream), dump_log_on_failure)),
         arena_size_(arena_size) {}
+  // The memory goes back upstream here, on the thread that lets go of the resource last, even
+  // while an exiting thread's hook still holds impl_.
+  ~ArenaMemoryResource() { impl_->Close(); }
+  ArenaMemoryResource(const ArenaMemoryResource&) = delete;
+  ArenaMemoryResource& operator=(const ArenaMemoryResource&) = delete;
 
   rmmjs_status Init(rmmjs_resource*) { return impl_->Initialize(arena_size_); }
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out) { return impl_->Allocate(bytes, stream, out); }

@@ -73,12 +73,16 @@ ArenaMemoryResourceImpl::ArenaMemoryResourceImpl(ResourceRef upstream, bool dump
       legacy_event_(std::make_shared<StreamEvent>(StreamKey{StreamKind::kLegacy, 0}, device_)),
       legacy_freed_on_(legacy_event_) {}
 
-ArenaMemoryResourceImpl::~ArenaMemoryResourceImpl() {
-  if (global_.base() == nullptr) return;
-  if (cuda_) SynchronizeAll();
-  if (CoreApi()->deallocate(upstream_.get(), global_.base(), global_.size(), 0) != RMMJS_OK) {
-    LogAt(RMMJS_LOG_ERROR, "ArenaMemoryResource: returning memory upstream failed: " + LastErrorMessage());
+void ArenaMemoryResourceImpl::Close() {
+  std::unique_lock<std::shared_mutex> closing(closing_mutex_);
+  closed_ = true;
+  if (global_.base() != nullptr) {
+    if (cuda_) SynchronizeAll();
+    if (CoreApi()->deallocate(upstream_.get(), global_.base(), global_.size(), 0) != RMMJS_OK) {
+      LogAt(RMMJS_LOG_ERROR, "ArenaMemoryResource: returning memory upstream failed: " + LastErrorMessage());
+    }
   }
+  upstream_ = ResourceRef();
 }
 
 rmmjs_status ArenaMemoryResourceImpl::Initialize(std::optional<std::size_t> arena_size) {
@@ -297,6 +301,8 @@ ArenaMemoryResourceImpl::Summary ArenaMemoryResourceImpl::Summarize() {
 }
 
 void ArenaMemoryResourceImpl::ThreadExited(std::thread::id thread) {
+  std::shared_lock<std::shared_mutex> closing(closing_mutex_);  // Close waits for this
+  if (closed_) return;
   std::shared_ptr<Arena> arena;
   {
     std::shared_lock<std::shared_mutex> lock(arenas_mutex_);

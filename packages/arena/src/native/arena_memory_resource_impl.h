@@ -2,7 +2,9 @@
 // and the per-stream arenas (every other stream), defragmentation on failure, and the memory
 // dump. Shared (std::shared_ptr) between the resource and the exit hooks of the threads that
 // have an arena in it, so a thread that outlives the resource cleans nothing, and a resource
-// that outlives a thread gets that thread's superblocks back when it exits.
+// that outlives a thread gets that thread's superblocks back when it exits. The resource closes it
+// when its last reference goes (Close), so that the memory goes back upstream then, also while an
+// exiting thread's hook still holds this object.
 //
 // No free waits for its stream (RMM synchronises it before memory reaches the global arena): memory
 // that reaches the global arena carries the events of the streams it was freed on (rmmjs/stream_event.hpp),
@@ -32,7 +34,6 @@ namespace rmmjs::arena {
 class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryResourceImpl> {
  public:
   ArenaMemoryResourceImpl(ResourceRef upstream, bool dump_log_on_failure);
-  ~ArenaMemoryResourceImpl();  // waits for the frees still in flight, then returns the upstream block
   ArenaMemoryResourceImpl(const ArenaMemoryResourceImpl&) = delete;
   ArenaMemoryResourceImpl& operator=(const ArenaMemoryResourceImpl&) = delete;
 
@@ -53,8 +54,13 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
   // What is where now (arenaSummary() in JavaScript).
   Summary Summarize();
 
-  // A thread that has an arena here exits: its superblocks go back to the global arena.
+  // A thread that has an arena here exits: its superblocks go back to the global arena (nothing
+  // once closed).
   void ThreadExited(std::thread::id thread);
+
+  // The resource's last reference went: waits for the exit hooks in progress and for the frees
+  // still in flight, then returns the upstream block and releases the upstream.
+  void Close();
 
   // The key of the calling thread's arena, which serves the default streams.
   static constexpr StreamKey kThreadArena{StreamKind::kLegacy, 0};
@@ -95,6 +101,8 @@ class ArenaMemoryResourceImpl : public std::enable_shared_from_this<ArenaMemoryR
   std::shared_mutex arenas_mutex_;
   std::unordered_map<std::thread::id, std::shared_ptr<Arena>> thread_arenas_;
   std::unordered_map<std::uint64_t, std::shared_ptr<Arena>> stream_arenas_;  // by stream id
+  std::shared_mutex closing_mutex_;  // exit hooks (shared) against Close (exclusive)
+  bool closed_ = false;              // guarded by closing_mutex_
 };
 
 }  // namespace rmmjs::arena
