@@ -1,4 +1,4 @@
-import type { DeviceMemoryResource } from '@rmmjs/core';
+import { type DeviceMemoryResource, UpstreamResourceAdaptor } from '@rmmjs/core';
 import type { CoreApi, MakeErrorFn } from '@rmmjs/core/addon';
 
 export interface NativeThreadsWorkloadOptions {
@@ -171,3 +171,13 @@ export function pcSamplerStart(intervalUs: number): void;
  * (`pc <hex>`) to `path`; returns how many samples there are.
  */
 export function pcSamplerStop(path: string): number;
+
+/**
+ * The suites' meter: an adaptor over `upstream` that forwards every call and counts the bytes
+ * outstanding, each allocation rounded up to 256 (as LimitingResourceAdaptor counts them).
+ */
+export class CountingResourceAdaptor extends UpstreamResourceAdaptor {
+  constructor(upstream: DeviceMemoryResource);
+  /** Bytes handed out and not yet freed, each allocation rounded up to 256. */
+  getAllocatedBytes(): number;
+}

@@ -2,7 +2,8 @@
 // resource through the C ABI, for the tests and the benchmarks. Types: index.d.ts.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { loadAddon, resourceHandle } from '@rmmjs/core/addon';
+import { UpstreamResourceAdaptor } from '@rmmjs/core';
+import { loadAddon, registerResourceClass, resourceHandle } from '@rmmjs/core/addon';
 
 const addon = loadAddon(import.meta.url, '.', '@rmmjs/test-addon');
 
@@ -126,3 +127,18 @@ export function pcSamplerStart(intervalUs) {
 export function pcSamplerStop(path) {
   return addon.pcSamplerStop(path);
 }
+
+/**
+ * The suites' meter: an adaptor over `upstream` that forwards every call and counts the bytes
+ * outstanding, each allocation rounded up to 256 (as LimitingResourceAdaptor counts them).
+ */
+export class CountingResourceAdaptor extends UpstreamResourceAdaptor {
+  constructor(upstream) {
+    super(addon.createCountingAdaptor(resourceHandle(upstream, 'upstream')));
+  }
+
+  getAllocatedBytes() {
+    return addon.countedBytes(resourceHandle(this, 'this'));
+  }
+}
+registerResourceClass('CountingResourceAdaptor', CountingResourceAdaptor);

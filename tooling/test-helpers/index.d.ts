@@ -116,12 +116,11 @@ export const resourceTable: ResourceEntry[];
 export function coreResources(): ResourceEntry[];
 export function upstreams(...names: string[]): ResourceEntry[];
 
-/** @rmmjs/limiting's adaptor as a byte counter (needs @rmmjs/limiting in devDependencies). */
+/** @rmmjs/test-addon's meter: the bytes outstanding, each allocation rounded up to 256 (needs @rmmjs/test-addon in devDependencies). */
 export interface CountingAdaptor extends UpstreamResourceAdaptor {
   getAllocatedBytes(): number;
-  getAllocationLimit(): number;
 }
-export function counting(upstream?: DeviceMemoryResource, limit?: number | string): CountingAdaptor;
+export function counting(upstream?: DeviceMemoryResource): CountingAdaptor;
 export function disposeAfterEach(): <T extends Disposable>(item: T) => T;
 export function restoreCurrentDeviceResourceAfterEach(): DeviceMemoryResource;
 export function enableFakePageableMemoryAccess(): () => void;

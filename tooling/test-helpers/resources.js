@@ -20,7 +20,7 @@ import {
 
 export const core = await importFromPackage('@rmmjs/core');
 export const coreInternal = await importFromPackage('@rmmjs/core/internal');
-const limiting = packageUses('@rmmjs/limiting') ? await importFromPackage('@rmmjs/limiting') : undefined;
+const testAddon = packageUses('@rmmjs/test-addon') ? await importFromPackage('@rmmjs/test-addon') : undefined;
 
 const { DeviceBuffer, cuda, getCurrentDeviceResource, setCurrentDeviceResource } = core;
 
@@ -37,13 +37,14 @@ const notADependency = (name) =>
   `${name} is not a dependency of the package under test: add "${name}": "workspace:*" to its devDependencies`;
 
 /**
- * @rmmjs/limiting's adaptor over `upstream` (default: the current device resource): its
- * `getAllocatedBytes()` counts what the resources above it took. The package under test must
- * list @rmmjs/limiting in its devDependencies.
+ * The meter: @rmmjs/test-addon's CountingResourceAdaptor over `upstream` (default: the current
+ * device resource), whose `getAllocatedBytes()` counts what the resources above it took, each
+ * allocation rounded up to 256. The package under test must list @rmmjs/test-addon in its
+ * devDependencies.
  */
-export function counting(upstream = getCurrentDeviceResource(), limit = 200 * MiB) {
-  if (limiting === undefined) throw new Error(notADependency('@rmmjs/limiting'));
-  return new limiting.LimitingResourceAdaptor(upstream, limit);
+export function counting(upstream = getCurrentDeviceResource()) {
+  if (testAddon === undefined) throw new Error(notADependency('@rmmjs/test-addon'));
+  return new testAddon.CountingResourceAdaptor(upstream);
 }
 
 const inAnyMode = () => true;

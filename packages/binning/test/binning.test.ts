@@ -11,6 +11,7 @@ import {
 } from '@rmmjs/core';
 import { BinningMemoryResource } from '@rmmjs/binning';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
+import { LimitingResourceAdaptor } from '@rmmjs/limiting';
 import { KiB, MiB, arrayTester, counting, itemSizes } from '@rmmjs/test-helpers';
 import { expectBytes, fakeCuda, onFake, pattern, random, thrown, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
@@ -216,7 +217,7 @@ describe('BinningMemoryResource', () => {
     expect(upstream.getAllocatedBytes()).toBe(0); // no FixedSizeMemoryResource was made
     mr.addBin(512);
     mr.addBin(300, first);
-    expect(blockSizes(mr)).toEqual([512, 'LimitingResourceAdaptor']);
+    expect(blockSizes(mr)).toEqual([512, 'CountingResourceAdaptor']);
     expect(mr.binMrs[1]).toBe(first);
     expect(upstream.getAllocatedBytes()).toBe(preallocated(512));
     for (const bin of mr.binMrs) bin[Symbol.dispose]();
@@ -306,7 +307,7 @@ describe('BinningMemoryResource', () => {
   });
 
   it('a bin that cannot be made during construction: OutOfMemoryError, the bins made so far are returned', () => {
-    const upstream = counting(base(), 500 * KiB); // 2^10..2^12 need 896 KiB
+    const upstream = new LimitingResourceAdaptor(base(), 500 * KiB); // 2^10..2^12 need 896 KiB
     const error = thrown(() => new BinningMemoryResource(upstream, { minSizeExponent: 10, maxSizeExponent: 12 }));
     expect(error).toBeInstanceOf(OutOfMemoryError);
     expect(error.message).toBe('Exceeded memory limit (failed to allocate 512.000000 KiB)');
@@ -314,7 +315,7 @@ describe('BinningMemoryResource', () => {
   });
 
   it('a bin that cannot grow: its OutOfMemoryError reaches the caller, other bins go on', () => {
-    const binUpstream = counting(base(), 4 * KiB);
+    const binUpstream = new LimitingResourceAdaptor(base(), 4 * KiB);
     const mr = new BinningMemoryResource(base(), { minSizeExponent: 10, maxSizeExponent: 10 });
     mr.addBin(2 * KiB, new FixedSizeMemoryResource(binUpstream, { blockSize: 2 * KiB, blocksToPreallocate: 2 }));
     const held = [mr.allocate(2000), mr.allocate(2000)];

@@ -131,7 +131,7 @@ describe(`replayOn (${backend()})`, () => {
   it('keeps the log order across worker threads: a LoggingResourceAdaptor sees the same events', async () => {
     const log = parseLog(threadedLog({ threads: 4, events: 4000 }), 'threaded.csv');
     expect(log.threads).toHaveLength(4);
-    const counter = counting(getCurrentDeviceResource(), 256 * MiB);
+    const counter = counting();
     const file = join(dir, 'replayed.csv');
     const logged = new LoggingResourceAdaptor(counter, { logFileName: file });
     const outcome = await replayOn(log, logged);
@@ -171,7 +171,7 @@ describe(`replayOn (${backend()})`, () => {
       else if (allocatedBy.get(log.slot[i]) !== log.thread[i]) crossed++;
     }
     expect(crossed).toBeGreaterThan(50);
-    const counter = counting(getCurrentDeviceResource(), 64 * MiB);
+    const counter = counting();
     const pool = new PoolMemoryResource(counter, { initialPoolSize: 0 });
     const outcome = await replayOn(log, pool);
     expect([outcome.error, outcome.failures]).toEqual([null, 0]);

@@ -7,6 +7,7 @@ import {
   setCurrentDeviceResource,
 } from '@rmmjs/core';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
+import { LimitingResourceAdaptor } from '@rmmjs/limiting';
 import { KiB, MiB, arrayTester, counting, itemSizes, nelems } from '@rmmjs/test-helpers';
 import { expectBytes, fakeCuda, onFake, pattern, random, thrown, withCuda } from '@rmmjs/test-helpers';
 import { disposeAfterEach, restoreCurrentDeviceResourceAfterEach } from '@rmmjs/test-helpers';
@@ -224,7 +225,7 @@ describe('FixedSizeMemoryResource', () => {
   });
 
   it('an upstream that cannot give the first chunk: OutOfMemoryError, nothing held', () => {
-    const upstream = counting(base(), 10 * KiB);
+    const upstream = new LimitingResourceAdaptor(base(), 10 * KiB);
     const error = thrown(() => new FixedSizeMemoryResource(upstream, { blockSize: 4 * KiB, blocksToPreallocate: 3 }));
     expect(error).toBeInstanceOf(OutOfMemoryError);
     expect(error.message).toBe('Exceeded memory limit (failed to allocate 12.000000 KiB)');
@@ -232,7 +233,7 @@ describe('FixedSizeMemoryResource', () => {
   });
 
   it('an upstream that cannot give another chunk: OutOfMemoryError, the blocks handed out stay good', () => {
-    const upstream = counting(base(), 10 * KiB);
+    const upstream = new LimitingResourceAdaptor(base(), 10 * KiB);
     const mr = new FixedSizeMemoryResource(upstream, { blockSize: 4 * KiB, blocksToPreallocate: 2 });
     const buffers = [
       new DeviceBuffer({ data: pattern(4 * KiB, 1), mr }),

@@ -47,6 +47,10 @@ Napi::Value StreamQuery(const Napi::CallbackInfo& info);
 Napi::Value PcSamplerStart(const Napi::CallbackInfo& info);
 Napi::Value PcSamplerStop(const Napi::CallbackInfo& info);
 
+// counting_resource_adaptor.cc: the suites' meter, an adaptor that counts the bytes outstanding.
+Napi::Value CreateCountingAdaptor(const Napi::CallbackInfo& info);
+Napi::Value CountedBytes(const Napi::CallbackInfo& info);
+
 // forged_core_api.cc: copies of core's API table with another version, for the ABI checks.
 Napi::Value ForgeCoreApi(const Napi::CallbackInfo& info);
 
