@@ -1,4 +1,5 @@
-// Helpers shared by the packages' suites (see README.md).
+// Helpers shared by the packages' suites (see README.md), in JavaScript that any process can load:
+// vitest, a plain node child process, a worker. The suites' entry, suite.ts, adds the conformance suite.
 export { fakeCuda, libraryPath as fakeCudaLibraryPath } from '@rmmjs/fake-cuda';
 export * from './basics.js';
 export { expectAddonExports } from './addon-exports.js';
@@ -18,4 +19,3 @@ export {
   upstreams,
 } from './resources.js';
 export { describeStreamOfAnotherDevice, steadyStateDriverCalls } from './streams.js';
-export { conformanceCases, conformanceSeed, describeConformance } from './conformance.js';

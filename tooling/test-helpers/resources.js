@@ -71,7 +71,7 @@ const registeredBases = await Promise.all(
  * or ATS (on the fake driver the conformance suite turns the attribute on); `hostAccessible`:
  * the host can read its memory; `managed`: CUDA managed memory; `equalInstances`: two of them
  * compare equal (`isEqual`), as in RMM; `owned`: made for the caller, who disposes it (false for
- * the current device resource); `cannot`: conformance cases it cannot do (see conformance.js);
+ * the current device resource); `cannot`: conformance cases it cannot do (see conformance/types.ts);
  * `package`: where it comes from.
  */
 export const resourceTable = [

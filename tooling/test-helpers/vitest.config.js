@@ -3,6 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // The suites' `@rmmjs/test-helpers` is suite.ts: index.js and the conformance suite, which is
+    // TypeScript and so only for vitest. Anything else (a child process, a worker) gets index.js.
+    alias: [{ find: /^@rmmjs\/test-helpers$/, replacement: fileURLToPath(new URL('./suite.ts', import.meta.url)) }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // A package's files share their worker processes, one after another: a fresh process per

@@ -8,24 +8,37 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { resolveFromPackage } from './basics.js';
 
+/** The file URL of a workspace package (or one of its exports) as the package under test resolves it. */
+export function packageUrl(name) {
+  return pathToFileURL(resolveFromPackage(name)).href;
+}
+
 // `const <name> = await import(<url>);` for `core` and each entry of modules (name -> package
 // name, package export or absolute path).
 function importStatements(modules) {
   return Object.entries({ core: '@rmmjs/core', ...modules })
     .map(([name, module]) => {
-      const url = pathToFileURL(isAbsolute(module) ? module : resolveFromPackage(module)).href;
+      const url = isAbsolute(module) ? pathToFileURL(module).href : packageUrl(module);
       return `const ${name} = await import(${JSON.stringify(url)});`;
     })
     .join('\n');
 }
 
 /**
- * Runs `source` (the body of an async function) in a worker thread and resolves with what it
- * returns; a throw rejects with `Error("<code>: <message>")`. In scope: `core` (@rmmjs/core as the
- * package under test resolves it), `workerData`, `parentPort`, and one variable per entry of
- * `modules` (name -> package name or absolute path). Settles once the worker is gone (terminated
- * after it answered), so its references to resources have been released by then; a worker that
- * exits without answering rejects.
+ * Runs the worker module at `url` (a file that ends with `answer(work)` from
+ * `@rmmjs/test-helpers/worker`) with `workerData`, and resolves with what its work returns; a
+ * throw rejects with `Error("<code>: <message>")`, as does a worker that exits without answering
+ * or fails to load. Settles once the worker is gone (terminated after it answered), so its
+ * references to resources have been released by then.
+ */
+export function runWorker(url, { workerData } = {}) {
+  return answerOf(new Worker(url, { workerData }));
+}
+
+/**
+ * Runs `source` (the body of an async function) in a worker thread, as runWorker does a module.
+ * In scope: `core` (@rmmjs/core as the package under test resolves it), `workerData`,
+ * `parentPort`, and one variable per entry of `modules` (name -> package name or absolute path).
  */
 export function runInWorker(source, { modules = {}, workerData } = {}) {
   const worker = new Worker(
@@ -38,6 +51,11 @@ export function runInWorker(source, { modules = {}, workerData } = {}) {
     })();`,
     { eval: true, workerData },
   );
+  return answerOf(worker);
+}
+
+// The worker's one message ({ ok } or { error }, see worker.js), once the worker has exited.
+function answerOf(worker) {
   return new Promise((resolve, reject) => {
     let answer;
     worker.once('message', (message) => {
