@@ -4,9 +4,8 @@
 import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { BinningMemoryResource } from '@rmmjs/binning';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
-import { KiB, counting } from '@rmmjs/test-helpers';
+import { KiB, counting, runWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { runWorker } from './helpers.js';
 
 describe('BinningMemoryResource in worker threads', () => {
   it('an adopted wrapper: binMrs, addBin and allocations work from the native state', async () => {
@@ -16,16 +15,7 @@ describe('BinningMemoryResource in worker threads', () => {
     mr.addBin(8 * KiB, custom);
     const previous = setCurrentDeviceResource(mr);
     try {
-      const seen = await runWorker(`
-        const mr = core.getCurrentDeviceResource();
-        const bins = mr.binMrs;
-        const before = bins.map((bin) => [bin.constructor.name, bin.getBlockSize()]);
-        mr.addBin(${4 * KiB});
-        const buffer = new core.DeviceBuffer({ data: new Uint8Array(3000).fill(7) });
-        const ok = buffer.toBytes().every((b) => b === 7);
-        buffer.free();
-        return [mr instanceof binning.BinningMemoryResource, mr.binMrs[0] === bins[0], before,
-          mr.binMrs.map((bin) => bin.getBlockSize()), ok];`);
+      const seen = await runWorker(new URL('./workers/adopted-wrapper.js', import.meta.url));
       expect(seen).toEqual([
         true,
         true,
@@ -59,31 +49,7 @@ describe('BinningMemoryResource in worker threads', () => {
       // 100 KiB requests that go to the upstream.
       const results = await Promise.all(
         [1, 2, 3, 4].map((seed) =>
-          runWorker(`
-            const mr = core.getCurrentDeviceResource();
-            const stream = new core.Stream();
-            const live = [];
-            let ok = 0;
-            for (let i = 0; i < 400; i++) {
-              if (${seed} === 4 && i % 40 === 0) {
-                const size = ${24 * KiB} + (i / 40) * ${4 * KiB};
-                mr.addBin(size, new fixedSize.FixedSizeMemoryResource(mr.upstreamMr, { blockSize: size, blocksToPreallocate: 2 }));
-              }
-              const size = i % 10 === 9 ? 100000 + i : 1 + ((i * 7919 + ${seed} * 104729) % 20000);
-              const data = new Uint8Array(size).fill((${seed} * 31 + i) & 0xff);
-              const onStream = i % 2 === 0 ? stream : undefined;
-              live.push([new core.DeviceBuffer({ data, stream: onStream }), data[0], onStream]);
-              if (live.length > 16) {
-                const [old, value, oldStream] = live.shift();
-                if (old.toBytes(oldStream).every((b) => b === value)) ok++;
-                old.free();
-              }
-            }
-            for (const [buffer, value, onStream] of live) {
-              if (buffer.toBytes(onStream).every((b) => b === value)) ok++;
-              buffer.free();
-            }
-            return ok;`),
+          runWorker(new URL('./workers/bins-churn.js', import.meta.url), { workerData: { seed } }),
         ),
       );
       expect(results).toEqual([400, 400, 400, 400]);

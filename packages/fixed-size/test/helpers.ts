@@ -1,5 +1,5 @@
-// What this package's suites run over (entries of the shared table), and its worker runner.
-import { runInWorker, upstreams } from '@rmmjs/test-helpers';
+// What this package's suites run over (entries of the shared table).
+import { upstreams } from '@rmmjs/test-helpers';
 
 export const availableUpstreams = () =>
   upstreams(
@@ -9,8 +9,3 @@ export const availableUpstreams = () =>
     'CudaAsyncMemoryResource',
     'LimitingResourceAdaptor',
   );
-
-/** Runs `source` (the body of an async function with `core` and `fixedSize` in scope) in a worker thread. */
-export function runWorker(source: string, modules: Record<string, string> = {}): Promise<unknown> {
-  return runInWorker(source, { modules: { fixedSize: '@rmmjs/fixed-size', ...modules } });
-}

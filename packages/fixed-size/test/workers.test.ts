@@ -1,9 +1,8 @@
 // One FixedSizeMemoryResource shared by worker threads (the registry is process-wide).
 import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { FixedSizeMemoryResource } from '@rmmjs/fixed-size';
-import { KiB, counting } from '@rmmjs/test-helpers';
+import { KiB, counting, runWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { runWorker } from './helpers.js';
 
 describe('FixedSizeMemoryResource in worker threads', () => {
   it('a worker sees the resource as a FixedSizeMemoryResource with its block size and upstream', async () => {
@@ -11,10 +10,7 @@ describe('FixedSizeMemoryResource in worker threads', () => {
     const mr = new FixedSizeMemoryResource(upstream, { blockSize: 3000, blocksToPreallocate: 2 });
     const previous = setCurrentDeviceResource(mr);
     try {
-      const seen = await runWorker(`
-        const mr = core.getCurrentDeviceResource();
-        return [mr instanceof fixedSize.FixedSizeMemoryResource, mr.getBlockSize(), mr.upstreamMr.constructor.name,
-          core.getCurrentDeviceResourceType() === fixedSize.FixedSizeMemoryResource];`);
+      const seen = await runWorker(new URL('./workers/sees-class.js', import.meta.url));
       expect(seen).toEqual([true, 3072, 'DeviceMemoryResource', true]);
     } finally {
       setCurrentDeviceResource(previous);
@@ -30,26 +26,7 @@ describe('FixedSizeMemoryResource in worker threads', () => {
     try {
       const results = await Promise.all(
         [1, 2, 3, 4].map((seed) =>
-          runWorker(`
-            const streams = [undefined, new core.Stream(), core.PER_THREAD_DEFAULT_STREAM];
-            const live = [];
-            let ok = 0;
-            for (let i = 0; i < 400; i++) {
-              const stream = streams[i % 3];
-              const data = new Uint8Array(1 + ((i * 37 + ${seed}) % 4096)).fill((${seed} * 31 + i) & 0xff);
-              const buffer = new core.DeviceBuffer({ data, stream });
-              live.push([buffer, data[0], stream]);
-              if (live.length > 12) {
-                const [old, value, oldStream] = live.shift();
-                if (old.toBytes(oldStream).every((b) => b === value)) ok++;
-                old.free();
-              }
-            }
-            for (const [buffer, value, stream] of live) {
-              if (buffer.toBytes(stream).every((b) => b === value)) ok++;
-              buffer.free();
-            }
-            return ok;`),
+          runWorker(new URL('./workers/blocks-churn.js', import.meta.url), { workerData: { seed } }),
         ),
       );
       expect(results).toEqual([400, 400, 400, 400]);
