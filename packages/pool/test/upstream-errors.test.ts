@@ -1,7 +1,6 @@
 // What the pool makes of its upstream's failures: only running out of memory becomes "Maximum pool
 // size exceeded"; every other error reaches the caller as the upstream raised it: class, code and
 // message, and a JavaScript error as the same object.
-import { fileURLToPath } from 'node:url';
 import {
   CudaError,
   CudaMemoryResource,
@@ -12,11 +11,10 @@ import {
 } from '@rmmjs/core';
 import { CallbackMemoryResource } from '@rmmjs/callback';
 import { PoolMemoryResource } from '@rmmjs/pool';
-import { fakeCuda, onFake, runInWorker, thrown } from '@rmmjs/test-helpers';
+import { fakeCuda, onFake, runWorker, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const MiB = 1 << 20;
-const poolEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const wrongThread = (op: string) =>
   `CallbackMemoryResource: the ${op} callback cannot run on this thread (it runs only on the JavaScript thread that created the resource)`;
 
@@ -64,23 +62,7 @@ describe('PoolMemoryResource upstream errors', () => {
     using pool = new PoolMemoryResource(mr, { initialPoolSize: MiB });
     const previous = setCurrentDeviceResource(pool);
     try {
-      const seen = await runInWorker(
-        `const mr = core.getCurrentDeviceResource();
-        const failure = (fn) => {
-          try { fn(); return 'no error'; }
-          catch (e) { return [e.constructor.name, e instanceof core.OutOfMemoryError, e.code, e.message]; }
-        };
-        const ptr = mr.allocate(1000); // from the pool's free memory: no callback
-        mr.deallocate(ptr, 1000);
-        const outer = new pool.PoolMemoryResource(mr, { initialPoolSize: 0 });
-        return [
-          failure(() => mr.allocate(2 * ${MiB})), // growth calls the upstream's callback
-          failure(() => outer.allocate(2 * ${MiB})), // through two pools
-          failure(() => new pool.PoolMemoryResource(mr.upstreamMr, { initialPoolSize: ${MiB} })),
-          mr.poolSize(),
-        ];`,
-        { modules: { pool: poolEntry } },
-      );
+      const seen = await runWorker(new URL('./workers/wrong-thread.js', import.meta.url));
       expect(seen).toEqual([
         ['RMMError', false, 'ERR_RMM_WRONG_THREAD', wrongThread('allocate')],
         ['RMMError', false, 'ERR_RMM_WRONG_THREAD', wrongThread('allocate')],
