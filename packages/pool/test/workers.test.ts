@@ -6,14 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { churn } from './workers/churn.js';
 const MiB = 1 << 20;
 
-const worker = (name: string) => new URL(`./workers/${name}.js`, import.meta.url);
+const workerModule = (name: string) => new URL(`./workers/${name}.js`, import.meta.url);
 
 describe('PoolMemoryResource in worker threads', () => {
   it('a worker sees the pool the main thread set, as a PoolMemoryResource', async () => {
     using pool = new PoolMemoryResource(getCurrentDeviceResource(), { initialPoolSize: MiB });
     const previous = setCurrentDeviceResource(pool);
     try {
-      const seen = await runWorker(worker('sees-pool'));
+      const seen = await runWorker(workerModule('sees-pool'));
       expect(seen).toEqual(['PoolMemoryResource', true, MiB, 'bigint']);
     } finally {
       setCurrentDeviceResource(previous);
@@ -28,7 +28,7 @@ describe('PoolMemoryResource in worker threads', () => {
     try {
       const flags = new Int32Array(new SharedArrayBuffer(8));
       const workers = [1, 2, 3, 4].map((seed) =>
-        runWorker(worker('churn-together'), { workerData: { flags: flags.buffer, seed, rounds: 200 } }),
+        runWorker(workerModule('churn-together'), { workerData: { flags: flags.buffer, seed, rounds: 200 } }),
       );
       while (Atomics.load(flags, 0) < 4) await new Promise((resolve) => setTimeout(resolve, 5));
       Atomics.store(flags, 1, 1);

@@ -1,10 +1,8 @@
 // A prefetch adaptor shared with worker threads (which start with no CUDA context current).
 import { cuda, getCurrentDeviceResource, ManagedMemoryResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
-import { runInWorker, withCuda } from '@rmmjs/test-helpers';
+import { runWorker, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-
-const runWorker = (source: string) => runInWorker(source, { modules: { prefetch: '@rmmjs/prefetch' } });
 
 describe('PrefetchResourceAdaptor and worker threads', () => {
   it('four workers allocate through one adaptor; every allocation is prefetched', async () => {
@@ -13,25 +11,7 @@ describe('PrefetchResourceAdaptor and worker threads', () => {
     const previous = setCurrentDeviceResource(mr);
     try {
       const results: Array<{ className: string; kept: Array<[string, number]>; locations: number[] }> =
-        await Promise.all(
-          [1, 2, 3, 4].map((worker) =>
-            runWorker(`
-            const mr = core.getCurrentDeviceResource();
-            const kept = [];
-            const locations = [];
-            for (let j = 0; j < 40; j++) {
-              // Whole 2 MiB pages: small managed allocations share pages, and a page's prefetch
-              // location is changed by whatever another thread does to its neighbours.
-              const nbytes = 2 << 20;
-              const ptr = mr.allocate(nbytes);
-              core.cuda.synchronize();
-              locations.push(core.cuda.lastPrefetchLocation(ptr, nbytes));
-              if (j % 2 === 0) mr.deallocate(ptr, nbytes);
-              else kept.push([ptr.toString(), nbytes]);
-            }
-            return { className: mr.constructor.name, kept, locations };`),
-          ),
-        );
+        await Promise.all([1, 2, 3, 4].map(() => runWorker(new URL('./workers/prefetched.js', import.meta.url))));
       const expected = withCuda() ? mr.device : -2;
       for (const { className, kept, locations } of results) {
         expect(className).toBe('PrefetchResourceAdaptor');

@@ -3,7 +3,7 @@
 import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { Statistics, StatisticsResourceAdaptor, enableStatistics, getStatistics } from '@rmmjs/statistics';
 import { nativeThreadsWorkload } from '@rmmjs/test-addon';
-import { runInWorker } from '@rmmjs/test-helpers';
+import { runWorker } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 let base: ReturnType<typeof getCurrentDeviceResource>;
@@ -18,16 +18,7 @@ describe('StatisticsResourceAdaptor and threads', () => {
   it('worker threads see and use the statistics the main thread enabled', async () => {
     enableStatistics();
     const results = await Promise.all(
-      [0, 1, 2, 3].map(() =>
-        runInWorker(
-          `const before = statistics.getStatistics();
-           const buffers = [];
-           for (let i = 0; i < 250; i++) buffers.push(new core.DeviceBuffer({ size: 1 + i }));
-           for (const buffer of buffers) buffer.free();
-           return [core.getCurrentDeviceResource() instanceof statistics.StatisticsResourceAdaptor, before instanceof statistics.Statistics];`,
-          { modules: { statistics: '@rmmjs/statistics' } },
-        ),
-      ),
+      [0, 1, 2, 3].map(() => runWorker(new URL('./workers/uses-statistics.js', import.meta.url))),
     );
     expect(results).toEqual([
       [true, true],
@@ -44,14 +35,7 @@ describe('StatisticsResourceAdaptor and threads', () => {
 
   it('push and pop from a worker act on the shared adaptor', async () => {
     enableStatistics();
-    const kept = await runInWorker(
-      `statistics.pushStatistics();
-       const buffer = new core.DeviceBuffer({ size: 40 });
-       const popped = statistics.popStatistics();
-       buffer.free();
-       return { ...popped };`,
-      { modules: { statistics: '@rmmjs/statistics' } },
-    );
+    const kept = await runWorker(new URL('./workers/push-pop.js', import.meta.url));
     expect(kept).toEqual({ ...new Statistics(40, 1, 40, 1, 40, 1) });
     expect(getStatistics()).toEqual(new Statistics(0, 0, 40, 1, 40, 1));
   });

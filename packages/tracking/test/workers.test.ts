@@ -1,14 +1,10 @@
 // One tracker shared by worker threads: exact counts, and the stack of each thread.
 import { DeviceBuffer, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { TrackingResourceAdaptor } from '@rmmjs/tracking';
-import { runInWorker } from '@rmmjs/test-helpers';
+import { runWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
-/** Runs source (an async function body with `core`, and `tracking` when imported) in a worker. */
-const runWorker = (source: string, { withTracking }: { withTracking: boolean }) =>
-  runInWorker(withTracking ? source : `const tracking = null;\n${source}`, {
-    modules: withTracking ? { tracking: '@rmmjs/tracking' } : {},
-  });
+const workerModule = (name: string) => new URL(`./workers/${name}.js`, import.meta.url);
 
 describe('TrackingResourceAdaptor and worker threads', () => {
   it('four workers allocate and free through one tracker; counts are exact when they finish', async () => {
@@ -17,20 +13,8 @@ describe('TrackingResourceAdaptor and worker threads', () => {
     try {
       // Workers 1 and 2 import @rmmjs/tracking (JavaScript stacks), 3 and 4 only core (native frames).
       const results: Array<{ kept: Array<[string, number]>; className: string }> = await Promise.all(
-        [1, 2, 3, 4].map((worker) =>
-          runWorker(
-            `const mr = core.getCurrentDeviceResource();
-            function workerAllocates${worker}(nbytes) { return mr.allocate(nbytes); }
-            const kept = [];
-            for (let j = 0; j < 200; j++) {
-              const nbytes = 1000 + 7 * ${worker} + j;
-              const ptr = workerAllocates${worker}(nbytes);
-              if (j % 2 === 0) mr.deallocate(ptr, nbytes);
-              else kept.push([ptr.toString(), nbytes]);
-            }
-            return { kept, className: mr.constructor.name };`,
-            { withTracking: worker <= 2 },
-          ),
+        [1, 2, 3, 4].map((n) =>
+          runWorker(workerModule('allocates'), { workerData: { worker: n, withTracking: n <= 2 } }),
         ),
       );
       expect(results.map((r) => r.className)).toEqual([
@@ -75,15 +59,7 @@ describe('TrackingResourceAdaptor and worker threads', () => {
 
   it('a tracker made in a worker outlives it, with the stacks the worker captured', async () => {
     const previous = getCurrentDeviceResource();
-    const ptr = BigInt(
-      await runWorker(
-        `const mr = new tracking.TrackingResourceAdaptor(core.getCurrentDeviceResource(), { captureStacks: true });
-        core.setCurrentDeviceResource(mr);
-        function allocatedInTheWorker() { return mr.allocate(1234); }
-        return allocatedInTheWorker().toString();`,
-        { withTracking: true },
-      ),
-    );
+    const ptr = BigInt(await runWorker(workerModule('makes-tracker')));
     try {
       const mr = getCurrentDeviceResource();
       expect(mr).toBeInstanceOf(TrackingResourceAdaptor);
@@ -107,16 +83,7 @@ describe('TrackingResourceAdaptor and worker threads', () => {
     const mr = new TrackingResourceAdaptor(getCurrentDeviceResource(), { captureStacks: true });
     const tokens = [1000, 3000].map((size) => new DeviceBuffer({ data: new Uint8Array(size).fill(7), mr }).transfer());
     expect(mr.getAllocatedBytes()).toBe(4000);
-    const seen = await runInWorker(
-      `const mr = core.DeviceMemoryResource.fromShared(workerData.mr);
-       return workerData.tokens.map((token) => {
-         const buffer = core.DeviceBuffer.fromTransferred(token);
-         const seen = [buffer.size, buffer.mr === mr, buffer.toBytes().every((byte) => byte === 7)];
-         buffer.free();
-         return seen;
-       });`,
-      { modules: { tracking: '@rmmjs/tracking' }, workerData: { mr: mr.share(), tokens } },
-    );
+    const seen = await runWorker(workerModule('frees-transferred'), { workerData: { mr: mr.share(), tokens } });
     expect(seen).toEqual([
       [1000, true, true],
       [3000, true, true],
