@@ -3,46 +3,12 @@
 // thread that exits while the arena goes keeps none of its memory.
 import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { ArenaMemoryResource } from '@rmmjs/arena';
-import { KiB, MiB, disposeAfterEach, runInProcess, runInWorker } from '@rmmjs/test-helpers';
+import { KiB, MiB, disposeAfterEach, runInProcess, runWorker } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { arenaSummary } from '@rmmjs/arena';
 import { holdAtExitLibrary, nativeThreadsWorkload } from '@rmmjs/test-addon';
 
-/**
- * Runs `source` (the body of an async function with `core`, `mr` (the current device resource,
- * as its class) and `data`) in a new worker; resolves with its result once the worker has exited.
- */
-const runWorker = (source: string, data: unknown = null): Promise<any> =>
-  runInWorker(`const mr = core.getCurrentDeviceResource(); const data = workerData; ${source}`, {
-    modules: { arena: '@rmmjs/arena' },
-    workerData: data,
-  });
-
-// In a worker: DeviceBuffers of random sizes with their own patterns, up to 8 live, each checked
-// when freed. Returns [class name, blocks checked, mismatches].
-const bufferWorkload = (seed: number, steps: number) => `
-  let x = ${seed};
-  const next = () => ((x = (x * 1103515245 + 12345) >>> 0) / 4294967296);
-  const fill = (size, tag) => { const b = new Uint8Array(size); for (let i = 0; i < size; i++) b[i] = (tag + i * 7) & 0xff; return b; };
-  const live = [];
-  let checked = 0, mismatches = 0;
-  const release = (i) => {
-    const [{ buffer, tag }] = live.splice(i, 1);
-    const bytes = buffer.toBytes();
-    if (!bytes.every((b, j) => b === ((tag + j * 7) & 0xff))) mismatches++;
-    checked++;
-    buffer.free();
-  };
-  for (let step = 0; step < ${steps}; step++) {
-    if (live.length >= 8 || (live.length > 0 && next() < 0.5)) release(Math.floor(next() * live.length));
-    else {
-      const size = next() < 0.05 ? ${MiB} + Math.floor(next() * ${MiB}) : 1 + Math.floor(next() * ${64 * KiB});
-      const tag = Math.floor(next() * 256);
-      live.push({ buffer: new core.DeviceBuffer({ data: fill(size, tag) }), tag });
-    }
-  }
-  while (live.length > 0) release(0);
-  return [mr.constructor.name, checked, mismatches];`;
+const workerModule = (name: string) => new URL(`./workers/${name}.js`, import.meta.url);
 
 describe('ArenaMemoryResource shared by threads', () => {
   const keep = disposeAfterEach();
@@ -61,7 +27,9 @@ describe('ArenaMemoryResource shared by threads', () => {
 
   it('four workers allocate and free at once, each block keeping its bytes', async () => {
     const mr = shared(64 * MiB);
-    const results = await Promise.all([1, 2, 3, 4].map((seed) => runWorker(bufferWorkload(seed, 300))));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((seed) => runWorker(workerModule('buffers'), { workerData: { seed, steps: 300 } })),
+    );
     for (const [name, checked, mismatches] of results) {
       expect(name).toBe('ArenaMemoryResource');
       expect(checked).toBeGreaterThan(100);
@@ -75,15 +43,7 @@ describe('ArenaMemoryResource shared by threads', () => {
 
   it('RMM Defragment: threads that allocated on their own streams leave the whole arena allocatable', async () => {
     const mr = shared(4 * MiB);
-    await Promise.all(
-      [1, 2, 3, 4].map(() =>
-        runWorker(`
-          const stream = new core.Stream();
-          const p = mr.allocate(${32 * KiB}, stream);
-          mr.deallocate(p, ${32 * KiB}, stream);
-          stream[Symbol.dispose]();`),
-      ),
-    );
+    await Promise.all([1, 2, 3, 4].map(() => runWorker(workerModule('on-own-stream'))));
     expect(arenaSummary(mr)).toMatchObject({ streamArenas: 4, globalFreeBytes: 0 });
     const all = mr.allocate(4 * MiB);
     mr.deallocate(all, 4 * MiB);
@@ -92,7 +52,7 @@ describe('ArenaMemoryResource shared by threads', () => {
   it('blocks freed by another thread go back where they came from', async () => {
     const mr = shared(8 * MiB);
     const blocks = Array.from({ length: 50 }, () => mr.allocate(10 * KiB));
-    await runWorker(`for (const p of data) mr.deallocate(p, ${10 * KiB});`, blocks);
+    await runWorker(workerModule('frees'), { workerData: { blocks } });
     const again = Array.from({ length: 50 }, () => mr.allocate(10 * KiB));
     expect(new Set(again)).toEqual(new Set(blocks));
     for (const p of again) mr.deallocate(p, 10 * KiB);
@@ -100,11 +60,7 @@ describe('ArenaMemoryResource shared by threads', () => {
 
   it('an exiting worker returns its superblocks, with the blocks it left live', async () => {
     const mr = shared(4 * MiB);
-    const kept: bigint[] = await runWorker(`
-      const a = mr.allocate(1000);
-      const b = mr.allocate(${3 * MiB});
-      mr.deallocate(mr.allocate(5000), 5000);
-      return [a, b];`);
+    const kept: bigint[] = await runWorker(workerModule('leaves-live'));
     expect(arenaSummary(mr)).toMatchObject({ threadArenas: 0, globalSuperblocks: 2, globalFreeBytes: MiB - 1024 });
     expect(mr.allocate(500 * KiB)).toBe(kept[0] + BigInt(1024));
     mr.deallocate(kept[0] + BigInt(1024), 500 * KiB);
@@ -117,7 +73,9 @@ describe('ArenaMemoryResource shared by threads', () => {
 
   it('native threads and worker_threads at once, with pattern checks', async () => {
     const mr = shared(64 * MiB);
-    const workers = Promise.all([5, 6].map((seed) => runWorker(bufferWorkload(seed, 200))));
+    const workers = Promise.all(
+      [5, 6].map((seed) => runWorker(workerModule('buffers'), { workerData: { seed, steps: 200 } })),
+    );
     const native = nativeThreadsWorkload(mr, {
       threads: 4,
       iterations: 2000,
