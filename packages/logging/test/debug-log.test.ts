@@ -3,8 +3,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { resolveFromPackage } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runChild } from './run-child.js';
 
@@ -85,14 +83,12 @@ describe('the debug log file', () => {
   });
 
   it('lines from many threads at once stay whole, each with its thread id', () => {
-    const internal = pathToFileURL(resolveFromPackage('@rmmjs/core').replace(/index\.js$/, 'internal.js')).href;
-    const worker = `const { native } = await import(${JSON.stringify(internal)});
-      const { workerData } = await import('node:worker_threads');
-      for (let i = 0; i < 500; i++) native.log(2, 'worker ' + workerData + ' line ' + i);`;
+    const worker = new URL('./workers/debug-lines.js', import.meta.url).href;
     run(`
       const { Worker } = await import('node:worker_threads');
       await Promise.all([0, 1, 2, 3].map((n) => new Promise((resolve, reject) => {
-        const worker = new Worker(${JSON.stringify(worker)}, { eval: true, workerData: n });
+        // Not this process's --input-type, which a worker started from a file refuses.
+        const worker = new Worker(new URL(${JSON.stringify(worker)}), { workerData: n, execArgv: [] });
         worker.once('exit', resolve);
         worker.once('error', reject);
       })));`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { LoggingResourceAdaptor } from '@rmmjs/logging';
 import { nativeThreadsWorkload } from '@rmmjs/test-addon';
-import { runInWorker } from '@rmmjs/test-helpers';
+import { runWorker } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseLog, replayProblems } from './csv.js';
 
@@ -23,18 +23,7 @@ describe('LoggingResourceAdaptor and threads', () => {
     const mr = new LoggingResourceAdaptor(getCurrentDeviceResource(), { logFileName: file });
     const previous = setCurrentDeviceResource(mr);
     try {
-      const results = await Promise.all(
-        [0, 1, 2].map(() =>
-          runInWorker(
-            `const mr = core.getCurrentDeviceResource();
-             const buffers = [];
-             for (let i = 0; i < 100; i++) buffers.push(new core.DeviceBuffer({ size: 100 + i }));
-             for (const buffer of buffers) buffer.free();
-             return [mr instanceof logging.LoggingResourceAdaptor, mr.getFileName()];`,
-            { modules: { logging: '@rmmjs/logging' } },
-          ),
-        ),
-      );
+      const results = await Promise.all([0, 1, 2].map(() => runWorker(new URL('./workers/logs.js', import.meta.url))));
       expect(results).toEqual([
         [true, file],
         [true, file],
