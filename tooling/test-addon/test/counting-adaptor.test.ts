@@ -2,7 +2,7 @@
 // counts), what it forwards, and that it stands where any resource does (an upstream, a buffer's
 // resource, a worker's current device resource).
 import { DeviceBuffer, getCurrentDeviceResource, RMMError, setCurrentDeviceResource, Stream } from '@rmmjs/core';
-import { expectBytes, pattern, runInWorker, thrown } from '@rmmjs/test-helpers';
+import { expectBytes, pattern, runWorker, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { CountingResourceAdaptor } from '../index.js';
 
@@ -50,9 +50,7 @@ describe('CountingResourceAdaptor', () => {
     using mr = new CountingResourceAdaptor(getCurrentDeviceResource());
     const previous = setCurrentDeviceResource(mr);
     try {
-      const kept = await runInWorker(`
-        const mr = core.getCurrentDeviceResource();
-        return [mr.allocate(300), mr.allocate(700)];`);
+      const kept = await runWorker(new URL('./workers/allocates.js', import.meta.url));
       expect(mr.getAllocatedBytes()).toBe(512 + 768);
       mr.deallocate(kept[0], 300);
       mr.deallocate(kept[1], 700);
