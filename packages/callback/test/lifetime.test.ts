@@ -1,7 +1,7 @@
 // Lifetime: deallocation from the collector (core frees an unreachable DeviceBuffer from a finalizer on the
 // JavaScript thread) and at the end of an environment, in fresh processes with --expose-gc.
 import { describe, expect, it } from 'vitest';
-import { callbackEntry, coreEntry, runNode } from './support.js';
+import { runNode, workerInChild } from './support.js';
 
 const collect = `async function collect() {
   for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setImmediate(r)); }
@@ -68,14 +68,7 @@ describe('garbage collection', () => {
 describe('the end of an environment', () => {
   it('buffers a worker left unfreed on its own resource fail cleanly when it exits', () => {
     const run = runNode(`
-      const { Worker } = await import('node:worker_threads');
-      const worker = new Worker(
-        'const core = await import(' + JSON.stringify(${JSON.stringify(coreEntry)}) + ');' +
-        'const callback = await import(' + JSON.stringify(${JSON.stringify(callbackEntry)}) + ');' +
-        'const base = core.getCurrentDeviceResource();' +
-        'const mr = new callback.CallbackMemoryResource((n, s) => base.allocate(n, s), (p, n, s) => base.deallocate(p, n, s));' +
-        'globalThis.kept = [new core.DeviceBuffer({ size: 100, mr }), new core.DeviceBuffer({ size: 200, mr })];',
-        { eval: true });
+      const worker = ${workerInChild('leaves-buffers')};
       await new Promise((resolve) => worker.once('exit', resolve));
       console.log('exited');`);
     expect(run.status).toBe(0);
@@ -104,19 +97,7 @@ describe('the end of an environment', () => {
   // rmmjs's addons are built with NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS so it is dropped instead.
   it('a worker terminated while a callback runs ends cleanly', () => {
     const run = runNode(`
-      const { Worker } = await import('node:worker_threads');
-      const worker = new Worker(
-        'const core = await import(' + JSON.stringify(${JSON.stringify(coreEntry)}) + ');' +
-        'const callback = await import(' + JSON.stringify(${JSON.stringify(callbackEntry)}) + ');' +
-        'const { parentPort } = await import("node:worker_threads");' +
-        'const base = core.getCurrentDeviceResource();' +
-        'const mr = new callback.CallbackMemoryResource((n, s) => {' +
-        '  parentPort.postMessage("inside");' +
-        '  for (const start = Date.now(); Date.now() - start < 300;);' +
-        '  return base.allocate(n, s);' +
-        '}, (p, n, s) => base.deallocate(p, n, s));' +
-        'new core.DeviceBuffer({ size: 100, mr });',
-        { eval: true });
+      const worker = ${workerInChild('busy-callback')};
       await new Promise((resolve) => worker.once('message', resolve));
       await worker.terminate();
       console.log('terminated');`);

@@ -2,11 +2,11 @@
 // (frees it, resizes it, copies it, detaches the host memory it copies from): never a crash, a
 // double free or stale bytes; the operation fails with ERR_RMM_DISPOSED where the buffer was freed.
 import { spawnSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { DeviceBuffer, RMMError, getCurrentDeviceResource } from '@rmmjs/core';
 import { CallbackMemoryResource } from '@rmmjs/callback';
-import { expectBytes, pattern, resolveFromPackage, thrown } from '@rmmjs/test-helpers';
+import { expectBytes, pattern, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
+import { workerInChild } from './support.js';
 
 type Hook = (() => void) | undefined;
 
@@ -192,23 +192,9 @@ describe('free() whose deallocate runs JavaScript', () => {
 
 describe('worker.terminate() while the worker is inside DeviceBuffer.free()', () => {
   it('the worker ends cleanly: no double free in its teardown', () => {
-    const core = pathToFileURL(resolveFromPackage('@rmmjs/core')).href;
-    const callback = pathToFileURL(resolveFromPackage('@rmmjs/callback')).href;
-    const workerSource = `
-      const core = await import(${JSON.stringify(core)});
-      const { CallbackMemoryResource } = await import(${JSON.stringify(callback)});
-      const { parentPort } = await import('node:worker_threads');
-      const base = core.getCurrentDeviceResource();
-      const mr = new CallbackMemoryResource((n, s) => base.allocate(n, s), (p, n, s) => {
-        parentPort.postMessage('inside free');
-        for (;;) {}
-      });
-      const buffers = Array.from({ length: 4 }, () => new core.DeviceBuffer({ size: 1000, mr }));
-      buffers[0].free();`;
     const script = `
-      const { Worker } = await import('node:worker_threads');
       for (let i = 0; i < 5; i++) {
-        const worker = new Worker(${JSON.stringify(`(async () => {${workerSource}})()`)}, { eval: true });
+        const worker = ${workerInChild('stuck-in-free')};
         await new Promise((resolve, reject) => {
           worker.once('message', () => void worker.terminate().then(resolve, reject));
           worker.once('error', reject);

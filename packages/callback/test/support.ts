@@ -1,16 +1,15 @@
-// Helpers of this suite: the paths the eval'd workers and child processes import, and runners.
-import { resolveFromPackage, runInProcess, runInWorker } from '@rmmjs/test-helpers';
+// Helpers of this suite: the worker modules (test/workers/), and the runner of child processes.
+import { runInProcess } from '@rmmjs/test-helpers';
 
-export const coreEntry = resolveFromPackage('@rmmjs/core');
-export const internalEntry = resolveFromPackage('@rmmjs/core/internal');
-export const callbackEntry = resolveFromPackage('@rmmjs/callback');
+/** The URL of the worker module test/workers/<name>.js (for runWorker). */
+export const workerModule = (name: string): URL => new URL(`./workers/${name}.js`, import.meta.url);
 
 /**
- * Runs `source` (the body of an async function with `core` in scope) in a worker thread and
- * resolves with what it returns, once the worker has exited; a throw rejects with `code: message`.
+ * The expression that starts the worker module test/workers/<name>.js in a child process's code,
+ * without the child's `--input-type` (a worker started from a file refuses it).
  */
-export const runWorker = (source: string, workerData?: unknown): Promise<unknown> =>
-  runInWorker(source, { workerData });
+export const workerInChild = (name: string): string =>
+  `new (await import('node:worker_threads')).Worker(new URL(${JSON.stringify(workerModule(name).href)}), { execArgv: [] })`;
 
 /** Runs `code` in a fresh `node --expose-gc` with `core` and `callback` imported. */
 export const runNode = (code: string) =>

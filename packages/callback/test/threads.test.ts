@@ -3,9 +3,9 @@
 import { DeviceBuffer, RMMError, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { CallbackMemoryResource } from '@rmmjs/callback';
 import { allocateOnNativeThread, allocateOnThreadPool } from '@rmmjs/test-addon';
-import { restoreCurrentDeviceResourceAfterEach } from '@rmmjs/test-helpers';
+import { restoreCurrentDeviceResourceAfterEach, runWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { callbackEntry, coreEntry, runNode, runWorker } from './support.js';
+import { runNode, workerInChild, workerModule } from './support.js';
 
 const WRONG_THREAD = 9; // RMMJS_ERR_WRONG_THREAD
 const otherThread = (op: string) =>
@@ -38,19 +38,7 @@ describe.each([
   it('gets ERR_RMM_WRONG_THREAD from allocate, deallocate and DeviceBuffer, and no callback runs', async () => {
     const { calls, mr } = counting();
     setCurrentDeviceResource(mr);
-    const seen = await runWorker(`
-      if (${imports}) await import(${JSON.stringify(callbackEntry)});
-      const mr = core.getCurrentDeviceResource();
-      const failure = (fn) => {
-        try { fn(); return 'no error'; }
-        catch (e) { return [e instanceof core.RMMError, e.name, e.code, e.message]; }
-      };
-      return [
-        mr.constructor.name,
-        failure(() => mr.allocate(256)),
-        failure(() => mr.deallocate(4096n, 256)),
-        failure(() => new core.DeviceBuffer({ size: 256 })),
-      ];`);
+    const seen = await runWorker(workerModule('wrong-thread'), { workerData: { imports } });
     expect(seen).toEqual([
       className,
       [true, 'RMMError', 'ERR_RMM_WRONG_THREAD', otherThread('allocate')],
@@ -80,31 +68,12 @@ describe('threads that run no JavaScript', () => {
 
 describe('a resource created by a worker', () => {
   it('works in that worker, and errors there reach its caller unchanged', async () => {
-    const seen = await runWorker(`
-      const { CallbackMemoryResource } = await import(${JSON.stringify(callbackEntry)});
-      const base = core.getCurrentDeviceResource();
-      const calls = [];
-      const mr = new CallbackMemoryResource(
-        (n, s) => { calls.push(n); return base.allocate(n, s); },
-        (p, n, s) => base.deallocate(p, n, s));
-      const buffer = new core.DeviceBuffer({ data: new Uint8Array([5, 6, 7]), mr });
-      const bytes = [...buffer.toBytes()];
-      buffer.free();
-      const error = new Error('from the worker');
-      const failing = new CallbackMemoryResource(() => { throw error; }, () => {});
-      let same = false;
-      try { new core.DeviceBuffer({ size: 10, mr: failing }); } catch (e) { same = e === error; }
-      return [calls, bytes, same];`);
+    const seen = await runWorker(workerModule('own-resource'));
     expect(seen).toEqual([[3], [5, 6, 7], true]);
   });
 
   it('fails cleanly once the worker has exited', async () => {
-    await runWorker(`
-      const { CallbackMemoryResource } = await import(${JSON.stringify(callbackEntry)});
-      const base = core.getCurrentDeviceResource();
-      core.setCurrentDeviceResource(new CallbackMemoryResource(
-        (n, s) => base.allocate(n, s), (p, n, s) => base.deallocate(p, n, s)));
-      new core.DeviceBuffer({ size: 64 }).free();`);
+    await runWorker(workerModule('leaves-current'));
     const orphan = getCurrentDeviceResource();
     expect(orphan).toBeInstanceOf(CallbackMemoryResource);
     for (const [fn, op] of [
@@ -158,12 +127,7 @@ describe('transfer() of its buffers to another thread', () => {
 
   it('the resource can be shared: a worker gets it from the token, and its calls there fail cleanly', async () => {
     const { calls, mr } = counting();
-    const seen = await runWorker(
-      `await import(${JSON.stringify(callbackEntry)});
-       const mr = core.DeviceMemoryResource.fromShared(workerData);
-       try { mr.allocate(256); return 'no error'; } catch (e) { return [mr.constructor.name, e.code, e.message]; }`,
-      mr.share(),
-    );
+    const seen = await runWorker(workerModule('shared-wrong-thread'), { workerData: mr.share() });
     expect(seen).toEqual(['CallbackMemoryResource', 'ERR_RMM_WRONG_THREAD', otherThread('allocate')]);
     expect(calls).toEqual([]);
   });
@@ -172,23 +136,7 @@ describe('transfer() of its buffers to another thread', () => {
 describe('concurrency', () => {
   it('four workers allocate through resources of their own at the same time', async () => {
     const results = await Promise.all(
-      [1, 2, 3, 4].map((seed) =>
-        runWorker(`
-          const { CallbackMemoryResource } = await import(${JSON.stringify(callbackEntry)});
-          const base = core.getCurrentDeviceResource();
-          let calls = 0;
-          const mr = new CallbackMemoryResource(
-            (n, s) => { calls++; return base.allocate(n, s); },
-            (p, n, s) => { calls++; base.deallocate(p, n, s); });
-          let ok = 0;
-          for (let i = 0; i < 200; i++) {
-            const data = new Uint8Array(1000 + i).fill((${seed} * 31 + i) & 0xff);
-            const buffer = new core.DeviceBuffer({ data, mr });
-            if (buffer.toBytes().every((b) => b === data[0])) ok++;
-            buffer.free();
-          }
-          return [ok, calls];`),
-      ),
+      [1, 2, 3, 4].map((seed) => runWorker(workerModule('own-churn'), { workerData: { seed } })),
     );
     expect(results).toEqual([
       [200, 400],
@@ -202,7 +150,6 @@ describe('concurrency', () => {
 describe('lifetime across threads', () => {
   it('functions of a resource that dies on a worker are released on the creating thread', () => {
     const run = runNode(`
-      const { Worker } = await import('node:worker_threads');
       const base = core.getCurrentDeviceResource();
       let collected = 0;
       const registry = new FinalizationRegistry(() => { collected++; });
@@ -211,14 +158,7 @@ describe('lifetime across threads', () => {
         registry.register(allocate, 'allocate');
         return core.setCurrentDeviceResource(new callback.CallbackMemoryResource(allocate, (p, n, s) => base.deallocate(p, n, s)));
       })();
-      const coreEntry = ${JSON.stringify(coreEntry)};
-      const worker = new Worker(
-        'const core = await import(' + JSON.stringify(coreEntry) + ');' +
-        'const { parentPort } = await import("node:worker_threads");' +
-        'const mr = core.getCurrentDeviceResource();' +
-        'parentPort.postMessage("holding");' +
-        'parentPort.once("message", () => { mr[Symbol.dispose](); parentPort.postMessage("released"); });',
-        { eval: true });
+      const worker = ${workerInChild('holds-current')};
       const next = () => new Promise((resolve) => worker.once('message', resolve));
       const settle = async () => { for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); } };
       await next();
