@@ -6,9 +6,10 @@ import { DeviceBuffer, OutOfMemoryError, getCurrentDeviceResource, setCurrentDev
 import { FailureCallbackResourceAdaptor } from '@rmmjs/failure-callback';
 import { LimitingResourceAdaptor } from '@rmmjs/limiting';
 import { allocateOnNativeThread, allocateOnThreadPool } from '@rmmjs/test-addon';
-import { restoreCurrentDeviceResourceAfterEach } from '@rmmjs/test-helpers';
+import { restoreCurrentDeviceResourceAfterEach, runWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { callbackEntry, coreEntry, failureCallbackEntry, limitingEntry, runWorker } from './support.js';
+
+const workerModule = (name: string) => new URL(`./workers/${name}.js`, import.meta.url);
 
 const OUT_OF_MEMORY = 1; // RMMJS_ERR_OUT_OF_MEMORY
 const notAsked = (message: string) =>
@@ -36,16 +37,7 @@ describe.each([
   it('allocates; out of memory it gets the OutOfMemoryError and the callback is not called', async () => {
     const { calls, mr } = limited();
     setCurrentDeviceResource(mr);
-    const seen = await runWorker(`
-      if (${imports}) await import(${JSON.stringify(failureCallbackEntry)});
-      const mr = core.getCurrentDeviceResource();
-      const buffer = new core.DeviceBuffer({ data: new Uint8Array([1, 2, 3]) });
-      const bytes = [...buffer.toBytes()];
-      buffer.free();
-      let failure;
-      try { new core.DeviceBuffer({ size: 8192 }); }
-      catch (e) { failure = [e instanceof core.OutOfMemoryError, e.code, e.message]; }
-      return [mr.constructor.name, bytes, failure];`);
+    const seen = await runWorker(workerModule('out-of-memory-here'), { workerData: { imports } });
     expect(seen).toEqual([
       className,
       [1, 2, 3],
@@ -82,11 +74,7 @@ describe('threads that run no JavaScript', () => {
 
 describe('an adaptor created by a worker that has exited', () => {
   it('still allocates; out of memory says the callback is gone', async () => {
-    await runWorker(`
-      const { FailureCallbackResourceAdaptor } = await import(${JSON.stringify(failureCallbackEntry)});
-      const { LimitingResourceAdaptor } = await import(${JSON.stringify(limitingEntry)});
-      core.setCurrentDeviceResource(new FailureCallbackResourceAdaptor(
-        new LimitingResourceAdaptor(core.getCurrentDeviceResource(), 4096), () => true));`);
+    await runWorker(workerModule('leaves-adaptor'));
     const orphan = getCurrentDeviceResource();
     expect(orphan).toBeInstanceOf(FailureCallbackResourceAdaptor);
     new DeviceBuffer({ size: 4096 }).free();
@@ -109,21 +97,7 @@ describe('an error thrown in another thread below the adaptor', () => {
   it('passes through unchanged in that thread', async () => {
     // The worker makes a CallbackMemoryResource that throws OutOfMemoryError and publishes it;
     // the main thread wraps it in an adaptor and publishes that; the worker allocates through it.
-    const worker = new Worker(
-      `const core = await import(${JSON.stringify(coreEntry)});
-       const { CallbackMemoryResource } = await import(${JSON.stringify(callbackEntry)});
-       const { parentPort } = await import('node:worker_threads');
-       const error = new core.OutOfMemoryError('thrown in the worker');
-       core.setCurrentDeviceResource(new CallbackMemoryResource(() => { throw error; }, () => {}));
-       parentPort.postMessage('published');
-       parentPort.once('message', () => {
-         const mr = core.getCurrentDeviceResource();
-         let same = false;
-         try { new core.DeviceBuffer({ size: 100 }); } catch (e) { same = e === error; }
-         parentPort.postMessage([mr.constructor.name, same]);
-       });`,
-      { eval: true },
-    );
+    const worker = new Worker(workerModule('throws-below'));
     const next = () => new Promise((resolve) => worker.once('message', resolve));
     expect(await next()).toBe('published');
     const calls: number[] = [];
