@@ -1,6 +1,6 @@
 import { RMMError, cuda, getPerDeviceResource } from '@rmmjs/core';
 import { ManagedMemory, MappedMemory, MemoryPointer, PinnedMemory, RMMExternalMemoryManager } from '@rmmjs/emm-plugin';
-import { onFake, runInWorker, thrown } from '@rmmjs/test-helpers';
+import { onFake, runWorker, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { fixtures } from './support.js';
 
@@ -103,17 +103,7 @@ describe('RMMExternalMemoryManager: the EMM interface', () => {
 
   it('works in a worker thread, over the process-wide current resource', async () => {
     const tracking = tracked();
-    const counts = await runInWorker(
-      `const manager = new emm.RMMExternalMemoryManager();
-       manager.initialize();
-       const memory = manager.memalloc(4096);
-       const host = manager.memhostalloc(64);
-       host.bytes.fill(5);
-       const counted = core.getCurrentDeviceResource().getAllocatedBytes();
-       manager.reset();
-       return [counted, memory.freed, host.freed, core.getCurrentDeviceResource().getAllocatedBytes()];`,
-      { modules: { emm: '@rmmjs/emm-plugin', tracking: '@rmmjs/tracking' } },
-    );
+    const counts = await runWorker(new URL('./workers/manager.js', import.meta.url));
     expect(counts).toEqual([4096, true, true, 0]);
     expect(tracking.getOutstandingAllocationCount()).toBe(0);
   });

@@ -24,7 +24,7 @@ import {
   resolveFromPackage,
   restoreCurrentDeviceResourceAfterEach,
   runInProcess,
-  runInWorker,
+  runWorker,
 } from '@rmmjs/test-helpers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -300,11 +300,7 @@ describe('allocatorHooks', () => {
 
   it('are the same hooks in a worker that imports the package', async () => {
     const tracking = tracked();
-    const [library, address] = await runInWorker(
-      `const { allocatorHooks } = allocator;
-       return [allocatorHooks.library, allocatorHooks.torch.alloc.address];`,
-      { modules: { allocator: '@rmmjs/function-allocator' } },
-    );
+    const [library, address] = await runWorker(new URL('./workers/hooks.js', import.meta.url));
     expect(library).toBe(allocatorHooks.library);
     expect(address).toBe(torch.alloc.address);
     const ptr = kinds[1].allocate(64);

@@ -18,7 +18,7 @@ import {
   onFake,
   pattern,
   restoreCurrentDeviceResourceAfterEach,
-  runInWorker,
+  runWorker,
   thrown,
 } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
@@ -148,13 +148,7 @@ describe('rmmAllocator', () => {
 
   it('allocates from the process-wide current resource in a worker thread', async () => {
     const tracking = tracked();
-    const sizes = await runInWorker(
-      `const buffers = [allocator.rmmAllocator(300), allocator.rmmAllocator(700)];
-       const counted = core.getCurrentDeviceResource().getAllocatedBytes();
-       for (const buffer of buffers) buffer.free();
-       return [counted, core.getCurrentDeviceResource().getAllocatedBytes()];`,
-      { modules: { allocator: '@rmmjs/function-allocator', tracking: '@rmmjs/tracking' } },
-    );
+    const sizes = await runWorker(new URL('./workers/rmm-allocator.js', import.meta.url));
     expect(sizes).toEqual([1000, 0]);
     expect(getCurrentDeviceResource()).toBe(tracking);
   });

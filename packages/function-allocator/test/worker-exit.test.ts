@@ -1,21 +1,16 @@
 // The hooks' addresses go to other libraries, which may call them after the worker thread that
 // loaded @rmmjs/function-allocator has exited (Node then unloads that thread's addons): the main
 // thread, which never imported the package, calls them after the worker is gone.
-import { pathToFileURL } from 'node:url';
-import { resolveFromPackage, runInProcess } from '@rmmjs/test-helpers';
+import { runInProcess } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 describe('hooks started by a worker that has exited', () => {
   it('still allocate from the current device resource and free to it', () => {
-    const entry = pathToFileURL(resolveFromPackage('@rmmjs/function-allocator')).href;
+    const workerUrl = new URL('./workers/posts-hooks.js', import.meta.url).href;
     const run = runInProcess(
       `import { Worker } from 'node:worker_threads';
-       const worker = new Worker(
-         \`const { allocatorHooks } = await import(${JSON.stringify(entry)});
-          const { parentPort } = await import('node:worker_threads');
-          parentPort.postMessage([allocatorHooks.torch.alloc.address, allocatorHooks.torch.free.address]);\`,
-         { eval: true },
-       );
+       // Not this process's --input-type, which a worker started from a file refuses.
+       const worker = new Worker(new URL(${JSON.stringify(workerUrl)}), { execArgv: [] });
        // Both listeners at once: 'exit' may be emitted in the same turn that delivers the message.
        const message = new Promise((resolve) => worker.once('message', resolve));
        const exited = new Promise((resolve) => worker.once('exit', resolve));
