@@ -2,12 +2,11 @@
 // by an addon that only a worker loaded lives on after that worker exits (here as the current
 // device resource), so its code must stay loaded: the main thread, which never loaded the addon,
 // allocates through it, then drops the last reference (its destroy runs) and exits normally.
-import { pathToFileURL } from 'node:url';
-import { resolveFromPackage, runInProcess } from '@rmmjs/test-helpers';
+import { runInProcess } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 const addonUrl = new URL('../build/test-addons/', import.meta.url).href;
-const urlOf = (name: string) => pathToFileURL(resolveFromPackage(name)).href;
+const workerUrl = new URL('./workers/sets-counting-adaptor.js', import.meta.url).href;
 
 describe('a resource whose addon only an exited worker loaded', () => {
   it('keeps working on the main thread, and its last release there ends cleanly', () => {
@@ -15,15 +14,8 @@ describe('a resource whose addon only an exited worker loaded', () => {
       `import { readFileSync } from 'node:fs';
        import { Worker } from 'node:worker_threads';
        const previous = core.getCurrentDeviceResource();
-       const worker = new Worker(
-         \`const core = await import(${JSON.stringify(urlOf('@rmmjs/core'))});
-          const coreAddon = await import(${JSON.stringify(urlOf('@rmmjs/core/addon'))});
-          const { workerData } = await import('node:worker_threads');
-          const counting = coreAddon.loadAddon(workerData, './rmmjs_counting_adaptor', 'counting-adaptor');
-          const upstream = coreAddon.resourceHandle(core.getCurrentDeviceResource(), 'upstream');
-          core.setCurrentDeviceResource(coreAddon.wrapResource(counting.create(upstream)));\`,
-         { eval: true, workerData: ${JSON.stringify(addonUrl)} },
-       );
+       // Not this process's --input-type, which a worker started from a file refuses.
+       const worker = new Worker(new URL(${JSON.stringify(workerUrl)}), { workerData: ${JSON.stringify(addonUrl)}, execArgv: [] });
        const exitCode = await new Promise((resolve) => worker.once('exit', resolve));
        const mapped = () => readFileSync('/proc/self/maps', 'utf8').includes('rmmjs_counting_adaptor.node');
        const mr = core.getCurrentDeviceResource();

@@ -3,7 +3,7 @@
 // freed and the allocation is retried. A synchronous loop never lets the event loop turn.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CudaMemoryResource, DeviceBuffer, OutOfMemoryError } from '@rmmjs/core';
-import { fakeCuda, onFake, runInWorker, thrown } from '@rmmjs/test-helpers';
+import { fakeCuda, onFake, runWorker, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 const MiB = 1 << 20;
@@ -38,18 +38,9 @@ describe('threads running out of memory at the same moment', () => {
       // [0]: the workers that are about to wait; [1]: the start.
       const flags = new Int32Array(new SharedArrayBuffer(8));
       const workers = Array.from({ length: 8 }, () =>
-        runInWorker(
-          `const flags = new Int32Array(workerData.flags);
-           Atomics.add(flags, 0, 1);
-           Atomics.wait(flags, 1, 0);
-           try {
-             new core.DeviceBuffer({ size: 2 ** 50 });
-             return 'allocated';
-           } catch (error) {
-             return error.constructor.name + ' ' + error.code;
-           }`,
-          { workerData: { flags: flags.buffer } },
-        ),
+        runWorker(new URL('./workers/out-of-memory-together.js', import.meta.url), {
+          workerData: { flags: flags.buffer },
+        }),
       );
       // Release them at once when every worker has started (imported core) and waits on the start
       // (a worker that failed before then is Promise.all's rejection below, after a minute at most).

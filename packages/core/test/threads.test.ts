@@ -17,17 +17,7 @@ import {
   type TransferredBufferToken,
 } from '@rmmjs/core';
 import { native } from '@rmmjs/core/internal';
-import {
-  expectBytes,
-  fakeCuda,
-  onFake,
-  pattern,
-  random,
-  resolveFromPackage,
-  runInProcess,
-  runInWorker,
-  thrown,
-} from '@rmmjs/test-helpers';
+import { expectBytes, fakeCuda, onFake, pattern, random, runInProcess, runWorker, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CountingResourceAdaptor } from './counting-adaptor.js';
 import { availableCases } from './resource-table.js';
@@ -52,19 +42,7 @@ function expectCoded(fn: () => unknown, Class: abstract new (...args: never[]) =
   return error;
 }
 
-const coreUrl = new URL(`file://${resolveFromPackage('@rmmjs/core')}`).href;
-
-/** A worker that runs `source` (with `core`, `parentPort` and `workerData` in scope) and stays. */
-function startWorker(source: string, workerData?: unknown): Worker {
-  return new Worker(
-    `(async () => {
-      const { parentPort, workerData } = await import('node:worker_threads');
-      const core = await import(${JSON.stringify(coreUrl)});
-      ${source}
-    })();`,
-    { eval: true, workerData },
-  );
-}
+const workerModule = (name: string) => new URL(`./workers/${name}.js`, import.meta.url);
 
 const FORGED = 'forged or altered';
 
@@ -83,13 +61,9 @@ describe('DeviceMemoryResource#share() and DeviceMemoryResource.fromShared()', (
   it('a worker gets the same native resource: its class where its package is imported, else a DeviceMemoryResource; counters count across threads', async () => {
     const base = keep(makeBase());
     const mr = keep(new CountingResourceAdaptor(base));
-    const [seen, ptr] = await runInWorker(
-      `const base = core.DeviceMemoryResource.fromShared(workerData.base);
-       const mr = core.DeviceMemoryResource.fromShared(workerData.mr);
-       const same = core.DeviceMemoryResource.fromShared(workerData.mr) === mr;
-       return [[base.constructor.name, mr.constructor.name, same, mr.isEqual(mr), base.isEqual(mr)], mr.allocate(3000)];`,
-      { workerData: { base: base.share(), mr: mr.share() } },
-    );
+    const [seen, ptr] = await runWorker(workerModule('shared-resources'), {
+      workerData: { base: base.share(), mr: mr.share() },
+    });
     // @rmmjs/core is imported there, the counting adaptor's addon is not.
     expect(seen).toEqual([base.constructor.name, 'DeviceMemoryResource', true, true, false]);
     expect(mr.counts()).toEqual({ allocations: 1, deallocations: 0, bytesOutstanding: 3000 });
@@ -199,27 +173,9 @@ describe('DeviceMemoryResource#share() and DeviceMemoryResource.fromShared()', (
     const DONE = 1; // finished by the worker
     const READY = 2;
     const slots = new Int32Array(new SharedArrayBuffer(12));
-    const outcomes = runInWorker(
-      `const slots = new Int32Array(workerData.slots);
-       const seen = { taken: 0, gone: 0, other: [] };
-       Atomics.store(slots, ${READY}, 1);
-       for (let round = 1; round <= workerData.tokens.length; round++) {
-         while (Atomics.load(slots, ${ROUND}) < round) Atomics.wait(slots, ${ROUND}, round - 1, 100);
-         try {
-           const mr = core.DeviceMemoryResource.fromShared(workerData.tokens[round - 1]);
-           mr.deallocate(mr.allocate(256), 256);
-           mr[Symbol.dispose]();
-           seen.taken++;
-         } catch (e) {
-           if (e.code === 'ERR_RMM_DISPOSED') seen.gone++;
-           else seen.other.push(e.code + ': ' + e.message);
-         }
-         Atomics.store(slots, ${DONE}, round);
-         Atomics.notify(slots, ${DONE});
-       }
-       return seen;`,
-      { workerData: { slots: slots.buffer, tokens } },
-    );
+    const outcomes = runWorker(workerModule('release-race'), {
+      workerData: { slots: slots.buffer, at: { round: ROUND, done: DONE, ready: READY }, tokens },
+    });
     while (Atomics.load(slots, READY) === 0) await Promise.race([outcomes, new Promise((r) => setTimeout(r, 2))]);
     const next = random(1);
     for (let round = 1; round <= rounds; round++) {
@@ -298,12 +254,7 @@ describe('DeviceBuffer#transfer(), DeviceBuffer.fromTransferred() and DeviceBuff
   it('a claimed stream goes with the buffer when nobody asked for it', async () => {
     const streams = () => (onFake() ? fakeCuda.stats().liveStreams : 0);
     const before = streams();
-    const token = await runInWorker(
-      `const stream = new core.Stream();
-       const buffer = new core.DeviceBuffer({ size: 64, stream });
-       stream[Symbol.dispose]();
-       return buffer.transfer();`,
-    );
+    const token = await runWorker(workerModule('transfers-on-own-stream'));
     const buffer = DeviceBuffer.fromTransferred(token);
     if (onFake()) expect(streams()).toBe(before + 1); // the buffer holds it
     buffer.free();
@@ -378,12 +329,7 @@ describe('worker termination in the middle of a transfer', () => {
   it('a worker terminated before it claims: reclaim() gives the memory back; one that claimed frees it as it goes', async () => {
     const mr = counted();
     const tokens = [new DeviceBuffer({ size: 1000, mr }).transfer(), new DeviceBuffer({ size: 2000, mr }).transfer()];
-    const worker = startWorker(
-      `core.DeviceBuffer.fromTransferred(workerData[1]);
-       parentPort.postMessage('claimed');
-       setInterval(() => {}, 1000);`,
-      tokens,
-    );
+    const worker = new Worker(workerModule('claims-and-stays'), { workerData: tokens });
     await once(worker, 'message');
     await worker.terminate();
     expect(mr.counts().bytesOutstanding).toBe(1000);
@@ -396,14 +342,7 @@ describe('worker termination in the middle of a transfer', () => {
     const next = random(7);
     for (let trial = 0; trial < 6; trial++) {
       const mr = counted();
-      const worker = startWorker(
-        `parentPort.on('message', (token) => {
-           const buffer = core.DeviceBuffer.fromTransferred(token);
-           buffer.copyFromHost(new Uint8Array([buffer.toBytes()[0] + 1]));
-           parentPort.postMessage(buffer.transfer());
-         });
-         parentPort.postMessage('ready');`,
-      );
+      const worker = new Worker(workerModule('ping-pong'));
       await once(worker, 'message');
       const sent = new Set<TransferredBufferToken>();
       const send = (buffer: DeviceBuffer) => {
@@ -434,17 +373,7 @@ describe('worker termination in the middle of a transfer', () => {
       const live = () => [fakeCuda.stats().liveStreams, fakeCuda.stats().liveEvents];
       const before = live();
       for (let trial = 0; trial < 40; trial++) {
-        const worker = startWorker(
-          `const buffer = new core.DeviceBuffer({ size: 64 });
-         const host = new Uint8Array(64);
-         parentPort.postMessage('ready');
-         for (let i = 0; ; i++) {
-           const stream = new core.Stream();
-           if (i % 2 === 0) buffer.copyFromHostAsync(host, stream).catch(() => {});
-           else core.PER_THREAD_DEFAULT_STREAM.synchronizeAsync().catch(() => {});
-           stream[Symbol.dispose]();
-         }`,
-        );
+        const worker = new Worker(workerModule('makes-streams'));
         await once(worker, 'message');
         await new Promise((resolve) => setTimeout(resolve, 1 + (trial % 8)));
         await worker.terminate();
