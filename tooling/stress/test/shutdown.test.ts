@@ -5,8 +5,7 @@
 // its end with buffers live, terminate(), an uncaught exception). The process must end with the
 // expected status, never hang (a child is killed after 3 minutes) and never crash; after a worker is
 // gone its buffers must have come back.
-import { pathToFileURL } from 'node:url';
-import { MiB, onFake, resolveFromPackage, runInProcess, withCuda } from '@rmmjs/test-helpers';
+import { MiB, onFake, runInProcess, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 // A hang is a child still running after this (a loaded machine can take a minute for a case).
@@ -17,28 +16,28 @@ const slow = { timeout: 2 * TIMEOUT_MS };
 const BIG = (withCuda() ? 80 : 20) * MiB;
 const env = onFake() ? { RMMJS_FAKE_CUDA_MEMORY: String(1024 * MiB) } : {};
 const modules = { pool: '@rmmjs/pool', limiting: '@rmmjs/limiting' };
-const url = (name: string) => JSON.stringify(pathToFileURL(resolveFromPackage(name)).href);
+// The URL of test/workers/<name>.js, as a string literal of a child's code.
+const workerUrl = (name: string) => JSON.stringify(new URL(`./workers/${name}.js`, import.meta.url).href);
 
-// Makes everything live and starts the asynchronous work; `live` keeps it reachable.
+// Makes everything live and starts the asynchronous work (workers/start-work.js).
 const startWork = `
-  const stream = new core.Stream();
-  const live = Array.from({ length: 20 }, (_, i) => new core.DeviceBuffer({ size: 1000 * (i + 1), stream }));
-  const big = new core.DeviceBuffer({ size: ${BIG}, stream });
-  live.push(big, stream);
-  const pending = [
-    big.copyToHostAsync(undefined, stream),
-    live[0].copyFromHostAsync(new Uint8Array(1000), stream),
-    stream.synchronizeAsync(),
-    core.DeviceBuffer.toDeviceAsync(new Uint8Array(${MiB}), stream),
-  ];
-  globalThis.live = live;
-  globalThis.pending = pending;`;
+  const { startWork } = await import(${workerUrl('start-work')});
+  startWork(${BIG});`;
 
 // The main thread's stack: a pool under a limiting adaptor that counts what is live.
 const stack = `
   const pooled = new pool.PoolMemoryResource(core.getCurrentDeviceResource(), { initialPoolSize: ${4 * MiB} });
   const counted = new limiting.LimitingResourceAdaptor(pooled, ${1024 * MiB});
   core.setCurrentDeviceResource(counted);`;
+
+// The child's code that starts workers/exits-working.js as `worker`, ending as `ending` says (not
+// with the child's --input-type, which a worker started from a file refuses).
+const startWorker = (ending: string) => `
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(new URL(${workerUrl('exits-working')}), {
+    workerData: { bigBytes: ${BIG}, ending: '${ending}' },
+    execArgv: [],
+  });`;
 
 function run(code: string) {
   const result = runInProcess(`${stack}\n${code}`, { modules, env, timeout: TIMEOUT_MS });
@@ -82,19 +81,12 @@ describe('the main thread exits with buffers, pools, streams and asynchronous wo
 });
 
 describe('a worker exits with buffers, streams and asynchronous work live', slow, () => {
-  // The child's main thread runs a worker (its code after startWork), waits for it to exit and
-  // prints the exit code and the bytes the limiting adaptor still counts (the main thread holds
-  // none). `main` runs when the worker says it started.
-  function runWorker(code: string, main = '') {
-    const source = `
-      const core = await import(${url('@rmmjs/core')});
-      const { parentPort } = await import('node:worker_threads');
-      ${startWork}
-      parentPort.postMessage('started');
-      ${code}`;
+  // The child's main thread runs workers/exits-working.js (startWork, then `ending`), waits for it
+  // to exit and prints the exit code and the bytes the limiting adaptor still counts (the main
+  // thread holds none). `main` runs when the worker says it started.
+  function runWorker(ending: string, main = '') {
     const result = run(`
-      const { Worker } = await import('node:worker_threads');
-      const worker = new Worker(${JSON.stringify(source)}, { eval: true });
+      ${startWorker(ending)}
       worker.on('error', (error) => console.error('worker error: ' + error.message));
       worker.once('message', () => { ${main} });
       const exitCode = await new Promise((resolve) => worker.once('exit', resolve));
@@ -104,15 +96,15 @@ describe('a worker exits with buffers, streams and asynchronous work live', slow
   }
 
   it('process.exit(5) inside the worker: its exit code is 5, its buffers come back', () => {
-    expect(runWorker('process.exit(5);')).toEqual({ exitCode: 5, counted: 0, stderr: '' });
+    expect(runWorker('exit')).toEqual({ exitCode: 5, counted: 0, stderr: '' });
   });
 
   it('the worker ends with its buffers live (its pending work completes first): 0, they come back', () => {
-    expect(runWorker('')).toEqual({ exitCode: 0, counted: 0, stderr: '' });
+    expect(runWorker('end')).toEqual({ exitCode: 0, counted: 0, stderr: '' });
   });
 
   it('terminate() with the copies in flight: 1, its buffers come back', () => {
-    expect(runWorker('setInterval(() => {}, 1000);', 'void worker.terminate();')).toEqual({
+    expect(runWorker('stay', 'void worker.terminate();')).toEqual({
       exitCode: 1,
       counted: 0,
       stderr: '',
@@ -120,21 +112,14 @@ describe('a worker exits with buffers, streams and asynchronous work live', slow
   });
 
   it('an uncaught exception in the worker: 1, its buffers come back', () => {
-    const result = runWorker(`setTimeout(() => { throw new Error('worker boom'); }, 1);`);
+    const result = runWorker('throw');
     expect([result.exitCode, result.counted]).toEqual([1, 0]);
     expect(result.stderr).toContain('worker error: worker boom');
   });
 
   it('process.exit(0) on the main thread while the worker works: status 0', () => {
-    const source = `
-      const core = await import(${url('@rmmjs/core')});
-      const { parentPort } = await import('node:worker_threads');
-      ${startWork}
-      parentPort.postMessage('started');
-      for (;;) new core.DeviceBuffer({ size: 4096 }).free();`;
     const result = run(`
-      const { Worker } = await import('node:worker_threads');
-      const worker = new Worker(${JSON.stringify(source)}, { eval: true });
+      ${startWorker('churn')}
       worker.once('message', () => process.exit(0));`);
     expect([result.status, result.stderr]).toEqual([0, '']);
   });
