@@ -119,7 +119,7 @@ describe('ArenaMemoryResource and a thread that exits while it goes', () => {
   // not keep the arena's block from going back upstream at that release.
   it('a thread held in its exit hook: the last release gives the memory back upstream at once', () => {
     const run = runInProcess(
-      `const meter = new limiting.LimitingResourceAdaptor(core.getCurrentDeviceResource(), 2 ** 40);
+      `const meter = new testAddon.CountingResourceAdaptor(core.getCurrentDeviceResource());
       const mr = new arena.ArenaMemoryResource(meter, { arenaSize: ${4 * MiB} });
       const [held, status, message, whileHeld] = testAddon.exitHeld(mr, 1000, () => {
         mr[Symbol.dispose]();
@@ -127,7 +127,7 @@ describe('ArenaMemoryResource and a thread that exits while it goes', () => {
       });
       console.log(JSON.stringify({ held, status, message, whileHeld, afterExit: meter.getAllocatedBytes() }));`,
       {
-        modules: { arena: '@rmmjs/arena', limiting: '@rmmjs/limiting', testAddon: '@rmmjs/test-addon' },
+        modules: { arena: '@rmmjs/arena', testAddon: '@rmmjs/test-addon' },
         // After a sanitizer's runtime, which must come first.
         env: { LD_PRELOAD: [process.env.LD_PRELOAD, holdAtExitLibrary].filter(Boolean).join(' ') },
         timeout: 60_000,
