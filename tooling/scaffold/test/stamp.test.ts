@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repositoryRoot } from '@rmmjs/registry';
 import { conformanceCases, onHost } from '@rmmjs/test-helpers';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NameError, namesFor } from '../src/names.js';
 import { renderTemplate, stamp, withUmbrellaDependency } from '../src/stamp.js';
 
@@ -90,10 +90,17 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
 }
 
 describe.runIf(onHost())('a stamped adaptor', () => {
-  const into = mkdtempSync(join(tmpdir(), 'rmmjs-scaffold-'));
+  // Stamped before the tests, not while they are collected: a skipped suite's body runs too (on a
+  // GPU machine, which has no formatter to stamp with).
+  let into: string;
+  let directory: string;
+  let written: string[];
+  beforeAll(() => {
+    into = mkdtempSync(join(tmpdir(), 'rmmjs-scaffold-'));
+    ({ directory, written } = stamp('scaffolded', 'adaptor', { into, workspace: false }));
+    linkDependencies(directory);
+  });
   afterAll(() => rmSync(into, { recursive: true, force: true }));
-  const { directory, written } = stamp('scaffolded', 'adaptor', { into, workspace: false });
-  linkDependencies(directory);
 
   it('builds, lints and is formatted', () => {
     const build = run('pnpm', ['run', 'build'], directory);
