@@ -97,13 +97,13 @@ export const resourceTable = [
     package: registration.package,
   })),
   {
-    name: 'LimitingResourceAdaptor',
+    name: 'CountingResourceAdaptor',
     make: () => counting(),
     available: inAnyMode,
-    requires: '@rmmjs/limiting',
+    requires: '@rmmjs/test-addon',
     hostAccessible: !withCuda(),
     counts: (mr) => mr.getAllocatedBytes(),
-    package: '@rmmjs/limiting',
+    package: '@rmmjs/test-addon',
   },
 ].map((entry) => ({
   managed: false,

@@ -3,5 +3,5 @@ import { ArenaMemoryResource } from '@rmmjs/arena';
 import { MiB, describeConformance, upstreams } from '@rmmjs/test-helpers';
 
 describeConformance('ArenaMemoryResource', (upstream) => new ArenaMemoryResource(upstream, { arenaSize: 64 * MiB }), {
-  upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'ManagedMemoryResource'),
+  upstreams: upstreams('the current device resource', 'CountingResourceAdaptor', 'ManagedMemoryResource'),
 });

@@ -7,6 +7,6 @@ describeConformance(
   'BinningMemoryResource',
   (upstream) => new BinningMemoryResource(upstream, { minSizeExponent: 10, maxSizeExponent: 17 }),
   {
-    upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor'),
+    upstreams: upstreams('the current device resource', 'CountingResourceAdaptor'),
   },
 );

@@ -2,4 +2,4 @@
 import { upstreams } from '@rmmjs/test-helpers';
 
 export const availableUpstreams = () =>
-  upstreams('the current device resource', 'CudaMemoryResource', 'ManagedMemoryResource', 'LimitingResourceAdaptor');
+  upstreams('the current device resource', 'CudaMemoryResource', 'ManagedMemoryResource', 'CountingResourceAdaptor');

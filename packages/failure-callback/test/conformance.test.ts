@@ -7,6 +7,6 @@ describeConformance(
   'FailureCallbackResourceAdaptor',
   (upstream) => new FailureCallbackResourceAdaptor(upstream, () => false),
   {
-    upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor'),
+    upstreams: upstreams('the current device resource', 'CountingResourceAdaptor'),
   },
 );

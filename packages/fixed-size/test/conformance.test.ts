@@ -9,7 +9,7 @@ describeConformance(
   'FixedSizeMemoryResource',
   (upstream) => new FixedSizeMemoryResource(upstream, { blockSize, blocksToPreallocate: 8 }),
   {
-    upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'CudaAsyncMemoryResource'),
+    upstreams: upstreams('the current device resource', 'CountingResourceAdaptor', 'CudaAsyncMemoryResource'),
     maxAllocation: blockSize,
   },
 );

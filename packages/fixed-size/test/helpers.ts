@@ -7,5 +7,5 @@ export const availableUpstreams = () =>
     'CudaMemoryResource',
     'ManagedMemoryResource',
     'CudaAsyncMemoryResource',
-    'LimitingResourceAdaptor',
+    'CountingResourceAdaptor',
   );

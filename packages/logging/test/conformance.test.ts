@@ -14,5 +14,5 @@ let files = 0;
 describeConformance(
   'LoggingResourceAdaptor',
   (upstream) => new LoggingResourceAdaptor(upstream, { logFileName: join(dir, `log-${files++}.csv`) }),
-  { upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'ManagedMemoryResource') },
+  { upstreams: upstreams('the current device resource', 'CountingResourceAdaptor', 'ManagedMemoryResource') },
 );

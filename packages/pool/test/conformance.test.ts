@@ -6,6 +6,6 @@ describeConformance(
   'PoolMemoryResource',
   (upstream) => new PoolMemoryResource(upstream, { initialPoolSize: 16 * MiB }),
   {
-    upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'ManagedMemoryResource'),
+    upstreams: upstreams('the current device resource', 'CountingResourceAdaptor', 'ManagedMemoryResource'),
   },
 );

@@ -3,5 +3,5 @@ import { PrefetchResourceAdaptor } from '@rmmjs/prefetch';
 import { describeConformance, upstreams } from '@rmmjs/test-helpers';
 
 describeConformance('PrefetchResourceAdaptor', (upstream) => new PrefetchResourceAdaptor(upstream), {
-  upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'ManagedMemoryResource'),
+  upstreams: upstreams('the current device resource', 'CountingResourceAdaptor', 'ManagedMemoryResource'),
 });

@@ -3,6 +3,6 @@ import { StatisticsResourceAdaptor } from '@rmmjs/statistics';
 import { describeConformance, upstreams } from '@rmmjs/test-helpers';
 
 describeConformance('StatisticsResourceAdaptor', (upstream) => new StatisticsResourceAdaptor(upstream), {
-  upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'ManagedMemoryResource'),
+  upstreams: upstreams('the current device resource', 'CountingResourceAdaptor', 'ManagedMemoryResource'),
   counts: (mr) => mr.allocationCounts.currentBytes,
 });

@@ -3,6 +3,6 @@ import { TrackingResourceAdaptor } from '@rmmjs/tracking';
 import { describeConformance, upstreams } from '@rmmjs/test-helpers';
 
 describeConformance('TrackingResourceAdaptor', (upstream) => new TrackingResourceAdaptor(upstream), {
-  upstreams: upstreams('the current device resource', 'LimitingResourceAdaptor', 'ManagedMemoryResource'),
+  upstreams: upstreams('the current device resource', 'CountingResourceAdaptor', 'ManagedMemoryResource'),
   counts: (mr) => mr.getAllocatedBytes(),
 });

@@ -61,6 +61,7 @@ export function packageManifest({ name, folder, description, resources }) {
     peerDependencies: { '@rmmjs/core': 'workspace:^' },
     devDependencies: {
       '@rmmjs/core': 'workspace:*',
+      '@rmmjs/test-addon': 'workspace:*',
       '@rmmjs/test-helpers': 'workspace:*',
       '@rmmjs/tsconfig': 'workspace:*',
       ...Object.fromEntries(TOOLS.map((tool) => [tool, versions[tool]])),
