@@ -111,8 +111,8 @@ export function stamp(
     const changeset = join(root, '.changeset', `${names.folder}.md`);
     writeFileSync(changeset, renderChangeset(names));
     run('pnpm', ['install'], root);
-    updateDocTables({ root, write: true });
-    written.push(umbrella, changeset, join(root, 'pnpm-lock.yaml'), join(root, 'README.md'));
+    const tables = updateDocTables({ root, write: true }).map((file) => join(root, file));
+    written.push(umbrella, changeset, join(root, 'pnpm-lock.yaml'), ...tables);
   }
   return { names, directory, written };
 }
