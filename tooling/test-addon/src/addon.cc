@@ -14,4 +14,4 @@ RMMJS_ADDON(rmmjs_test_addon, {"driverPairNs", test_addon::DriverPairNs},
             {"napiFloor", test_addon::NapiFloor}, {"bestFitIndexCheck", test_addon::BestFitIndexCheck},
             {"hostOomStep", test_addon::HostOomStep}, {"pcSamplerStart", test_addon::PcSamplerStart},
             {"pcSamplerStop", test_addon::PcSamplerStop}, {"streamQuery", test_addon::StreamQuery},
-            {"poolThreadCaches", test_addon::PoolThreadCaches})
+            {"poolThreadCaches", test_addon::PoolThreadCaches}, {"spareListCheck", test_addon::SpareListCheck})

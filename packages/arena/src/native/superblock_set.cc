@@ -2,12 +2,6 @@
 
 namespace rmmjs::arena {
 
-SuperblockSet::SuperblockSet() {
-  // Recycling a record then never allocates.
-  spare_blocks_.reserve(kMaxSpares);
-  spare_superblocks_.reserve(kMaxSpares);
-}
-
 SuperblockSet::~SuperblockSet() {
   for (Superblock* superblock = first_; superblock != nullptr;) {
     for (Block* block = superblock->first; block != nullptr;) {
@@ -19,8 +13,6 @@ SuperblockSet::~SuperblockSet() {
     delete superblock;
     superblock = next;
   }
-  for (Block* block : spare_blocks_) delete block;
-  for (Superblock* superblock : spare_superblocks_) delete superblock;
 }
 
 void SuperblockSet::AddEmpty(char* start, std::size_t size) {
@@ -236,45 +228,19 @@ SuperblockStats SuperblockSet::Stats(const Superblock* superblock) {
   return stats;
 }
 
-Block* SuperblockSet::NewBlock() {
-  if (!spare_blocks_.empty()) {
-    Block* block = spare_blocks_.back();
-    spare_blocks_.pop_back();
-    return block;
-  }
-  return new Block();
-}
-
-Superblock* SuperblockSet::NewSuperblock() {
-  if (!spare_superblocks_.empty()) {
-    Superblock* superblock = spare_superblocks_.back();
-    spare_superblocks_.pop_back();
-    return superblock;
-  }
-  return new Superblock();
-}
-
 void SuperblockSet::Recycle(Block* block) {
-  if (spare_blocks_.size() == kMaxSpares) {
-    delete block;
-    return;
-  }
   block->previous = block->next = nullptr;
   block->superblock = nullptr;
   block->free = false;
-  spare_blocks_.push_back(block);
+  spare_blocks_.Recycle(block);
 }
 
 void SuperblockSet::Recycle(Superblock* superblock) {
-  if (spare_superblocks_.size() == kMaxSpares) {
-    delete superblock;
-    return;
-  }
   superblock->freed_on.Clear();
   superblock->first = nullptr;
   superblock->previous_in_arena = superblock->next_in_arena = nullptr;
   superblock->owner.store(nullptr, std::memory_order_relaxed);
-  spare_superblocks_.push_back(superblock);
+  spare_superblocks_.Recycle(superblock);
 }
 
 void SuperblockSet::Link(Superblock* superblock) {

@@ -7,11 +7,6 @@
 namespace rmmjs {
 namespace pool {
 
-CoalescingFreeBlocks::CoalescingFreeBlocks() {
-  // Recycling a record then never allocates, so no free fails for want of host memory.
-  spare_blocks_.reserve(kMaxSpares);
-}
-
 CoalescingFreeBlocks::~CoalescingFreeBlocks() {
   for (const std::unique_ptr<UpstreamBlock>& upstream : upstream_) {
     for (Block* block = upstream->first; block != nullptr;) {
@@ -20,7 +15,6 @@ CoalescingFreeBlocks::~CoalescingFreeBlocks() {
       block = next;
     }
   }
-  for (Block* block : spare_blocks_) delete block;
 }
 
 Block* CoalescingFreeBlocks::AddUpstream(uintptr_t begin, size_t size, size_t taken, StreamFreeList& list) {
@@ -185,24 +179,11 @@ bool CoalescingFreeBlocks::IsWhollyFree(const UpstreamBlock& upstream, std::vect
   return true;
 }
 
-Block* CoalescingFreeBlocks::NewBlock() {
-  if (!spare_blocks_.empty()) {
-    Block* block = spare_blocks_.back();
-    spare_blocks_.pop_back();
-    return block;
-  }
-  return new Block();
-}
-
 void CoalescingFreeBlocks::Recycle(Block* block) {
-  if (spare_blocks_.size() == kMaxSpares) {
-    delete block;
-    return;
-  }
   block->previous = block->next = nullptr;
   block->upstream = nullptr;
   block->list = nullptr;
-  spare_blocks_.push_back(block);
+  spare_blocks_.Recycle(block);
 }
 
 void CoalescingFreeBlocks::Unchain(Block* block) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rmmjs/best_fit_index.hpp"
+#include "rmmjs/spare_list.hpp"
 
 namespace rmmjs {
 namespace pool {
@@ -63,7 +64,7 @@ class CoalescingFreeBlocks {
  public:
   using UpstreamBlocks = std::vector<std::unique_ptr<UpstreamBlock>>;
 
-  CoalescingFreeBlocks();
+  CoalescingFreeBlocks() = default;
   ~CoalescingFreeBlocks();  // deletes every record
   CoalescingFreeBlocks(const CoalescingFreeBlocks&) = delete;
   CoalescingFreeBlocks& operator=(const CoalescingFreeBlocks&) = delete;
@@ -108,10 +109,7 @@ class CoalescingFreeBlocks {
   static bool IsWhollyFree(const UpstreamBlock& upstream, std::vector<StreamFreeList*>* lists);
 
  private:
-  // Spare records kept for reuse; beyond this they go back to the heap.
-  static constexpr size_t kMaxSpares = 1024;
-
-  Block* NewBlock();  // may throw std::bad_alloc
+  Block* NewBlock() { return spare_blocks_.Take(); }  // may throw std::bad_alloc
   void Recycle(Block* block);
   static void Unchain(Block* block);                      // out of its upstream allocation's list
   static void Index(StreamFreeList& list, Block* block);  // now free on list
@@ -121,7 +119,7 @@ class CoalescingFreeBlocks {
   void Absorb(StreamFreeList& list, Block* lower, Block* upper);
 
   UpstreamBlocks upstream_;
-  std::vector<Block*> spare_blocks_;
+  SpareList<Block, 1024> spare_blocks_;  // merged blocks' records, for the next splits
 };
 
 }  // namespace pool
