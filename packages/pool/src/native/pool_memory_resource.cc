@@ -57,7 +57,7 @@ rmmjs_status PoolBlocks::Init(FreeList& legacy) {
   void* block = nullptr;
   RMMJS_TRY(AllocateUpstream(initial_pool_size_, &bytes, kDefaultStream, &block));
   try {
-    free_blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), bytes, 0, legacy);
+    blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), bytes, 0, legacy);
   } catch (const std::bad_alloc&) {
     CoreApi()->deallocate(upstream_.get(), block, bytes, kDefaultStream);
     throw;
@@ -76,7 +76,7 @@ size_t PoolBlocks::SizeToGrow(size_t size) const {
 
 // RMM's try_to_expand. The upstream calls run without the lock (the bytes are reserved in growing_
 // meanwhile).
-rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out) {
+rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, Block** out) {
   std::vector<Range> released;
   std::vector<FreeList*> released_from;
   size_t try_size = SizeToGrow(size);
@@ -98,9 +98,9 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
   growth.Relock();
   growing_ -= reserved;
   RMMJS_TRY(status);
-  pool::Block* handed_out = nullptr;
+  Block* taken = nullptr;
   try {
-    handed_out = free_blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), try_size, size, own);
+    taken = blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), try_size, size, own);
   } catch (const std::bad_alloc&) {
     growth.Unlock();
     CoreApi()->deallocate(upstream_.get(), block, try_size, stream);
@@ -108,8 +108,7 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
     throw;
   }
   pool_size_ += try_size;
-  Track(handed_out);
-  *out = handed_out->start;
+  *out = taken;
   return RMMJS_OK;
 }
 
@@ -136,17 +135,17 @@ bool PoolBlocks::TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<Range>* b
   const size_t used = pool_size_ + growing_;
   if (size > maximum || used + size <= maximum) return false;
   const size_t needed = used + size - maximum;
-  std::vector<const pool::UpstreamBlock*> candidates;
+  std::vector<const UpstreamBlock*> candidates;
   std::vector<FreeList*> ignored;
-  for (const auto& block : free_blocks_.upstream_blocks()) {
-    if (pool::CoalescingFreeBlocks::IsWhollyFree(*block, &ignored)) candidates.push_back(block.get());
+  for (const auto& block : blocks_.upstream_blocks()) {
+    if (CoalescingBlocks::IsWhollyFree(*block, &ignored)) candidates.push_back(block.get());
   }
   // The smallest block that makes room on its own, else the largest blocks until there is room.
   std::sort(candidates.begin(), candidates.end(),
-            [](const pool::UpstreamBlock* a, const pool::UpstreamBlock* b) { return a->size < b->size; });
+            [](const UpstreamBlock* a, const UpstreamBlock* b) { return a->size < b->size; });
   auto enough = std::find_if(candidates.begin(), candidates.end(),
-                             [needed](const pool::UpstreamBlock* block) { return block->size >= needed; });
-  std::vector<const pool::UpstreamBlock*> taken;
+                             [needed](const UpstreamBlock* block) { return block->size >= needed; });
+  std::vector<const UpstreamBlock*> taken;
   if (enough != candidates.end()) {
     taken.push_back(*enough);
   } else {
@@ -158,11 +157,11 @@ bool PoolBlocks::TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<Range>* b
     if (found < needed) return false;
   }
   blocks->reserve(taken.size());
-  for (const pool::UpstreamBlock* block : taken) pool::CoalescingFreeBlocks::IsWhollyFree(*block, lists);
-  for (const pool::UpstreamBlock* block : taken) {
+  for (const UpstreamBlock* block : taken) CoalescingBlocks::IsWhollyFree(*block, lists);
+  for (const UpstreamBlock* block : taken) {
     blocks->push_back({block->begin, block->size});
     pool_size_ -= block->size;
-    free_blocks_.RemoveUpstream(block);
+    blocks_.RemoveUpstream(block);
   }
   return true;
 }
@@ -176,7 +175,7 @@ rmmjs_status PoolBlocks::ReturnToUpstream(const std::vector<Range>& blocks, rmmj
 }
 
 void PoolBlocks::Release() {
-  for (const auto& block : free_blocks_.upstream_blocks()) {
+  for (const auto& block : blocks_.upstream_blocks()) {
     if (CoreApi()->deallocate(upstream_.get(), reinterpret_cast<void*>(block->begin), block->size, kDefaultStream) !=
         RMMJS_OK) {
       LogAt(RMMJS_LOG_ERROR, "PoolMemoryResource: returning memory upstream failed: " + LastErrorMessage());
@@ -184,7 +183,7 @@ void PoolBlocks::Release() {
   }
 }
 
-void PoolBlocks::Track(pool::Block* block) noexcept {
+void PoolBlocks::Track(Block* block) noexcept {
   try {
     handed_out_.Insert(AsPointer(block->start), block);
     // Written only when it changes: the records of blocks that threads reuse side by side may share
@@ -200,15 +199,15 @@ void PoolBlocks::Track(pool::Block* block) noexcept {
   }
 }
 
-rmmjs_status PoolBlocks::FreeUntracked(FreeList& list, uintptr_t ptr, size_t bytes, size_t size) {
-  const pool::UpstreamBlock* upstream = free_blocks_.FindUpstream(ptr);
+rmmjs_status PoolBlocks::TakeBackUntracked(uintptr_t ptr, size_t bytes, size_t size, Block** out) {
+  const UpstreamBlock* upstream = blocks_.FindUpstream(ptr);
   if (upstream != nullptr && size != 0 && size <= upstream->end() - ptr) {
     // A block handed out while the table had no room for it. One that is tracked but not in the
     // table is in a thread's cache: freed already.
-    pool::Block* block = pool::CoalescingFreeBlocks::BlockAt(*upstream, ptr);
+    Block* block = CoalescingBlocks::BlockAt(*upstream, ptr);
     if (block != nullptr && block->list == nullptr && !block->tracked.load(std::memory_order_relaxed) &&
         block->size == size) {
-      free_blocks_.Free(list, block);
+      *out = block;
       return RMMJS_OK;
     }
   }
@@ -216,12 +215,12 @@ rmmjs_status PoolBlocks::FreeUntracked(FreeList& list, uintptr_t ptr, size_t byt
 }
 
 rmmjs_status PoolBlocks::Refuse(uintptr_t ptr, size_t bytes, size_t size, const char* why) const {
-  const pool::UpstreamBlock* upstream = free_blocks_.FindUpstream(ptr);
+  const UpstreamBlock* upstream = blocks_.FindUpstream(ptr);
   if (upstream == nullptr || size == 0 || (ptr - upstream->begin) % kAlignment != 0 || size > upstream->end() - ptr) {
     return NotHandedOut(ptr, bytes, "not memory this pool handed out");
   }
   if (why == nullptr) {
-    why = pool::CoalescingFreeBlocks::Overlaps(*upstream, ptr, size) ? kAlreadyFree : "not memory this pool handed out";
+    why = CoalescingBlocks::Overlaps(*upstream, ptr, size) ? kAlreadyFree : "not memory this pool handed out";
   }
   return NotHandedOut(ptr, bytes, why);
 }
