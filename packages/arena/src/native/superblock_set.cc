@@ -1,5 +1,7 @@
 #include "superblock_set.h"
 
+#include "rmmjs/block_chain.hpp"
+
 namespace rmmjs::arena {
 
 SuperblockSet::~SuperblockSet() {
@@ -65,14 +67,7 @@ Block* SuperblockSet::TakeFront(Block* block, std::size_t size) {
   front->start = block->start;
   front->size = size;
   front->superblock = block->superblock;
-  front->previous = block->previous;
-  front->next = block;
-  if (block->previous != nullptr) {
-    block->previous->next = front;
-  } else {
-    block->superblock->first = front;
-  }
-  block->previous = front;
+  block_chain::LinkBefore(block->superblock, block, front);
   Rekey(block, block->start + size, block->size - size);
   return front;
 }
@@ -263,14 +258,7 @@ void SuperblockSet::Unlink(Superblock* superblock) {
   count_--;
 }
 
-void SuperblockSet::Unchain(Block* block) {
-  if (block->previous != nullptr) {
-    block->previous->next = block->next;
-  } else {
-    block->superblock->first = block->next;
-  }
-  if (block->next != nullptr) block->next->previous = block->previous;
-}
+void SuperblockSet::Unchain(Block* block) { block_chain::Unlink(block->superblock, block); }
 
 void SuperblockSet::Index(Block* block) {
   by_size_.Insert(&block->by_size, block->size, block->start);
