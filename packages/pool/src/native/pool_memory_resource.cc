@@ -16,28 +16,51 @@ constexpr size_t kHostDefaultPoolSize = size_t{256} << 20;
 
 }  // namespace
 
-PoolBlocks::PoolBlocks(ResourceRef upstream, size_t initial_pool_size, std::optional<size_t> maximum_pool_size)
+PoolBlocks::PoolBlocks(ResourceRef upstream, std::optional<size_t> initial_pool_size,
+                       std::optional<size_t> maximum_pool_size)
     : upstream_(std::move(upstream)), initial_pool_size_(initial_pool_size), maximum_pool_size_(maximum_pool_size) {}
 
-rmmjs_status PoolBlocks::Validate(std::optional<size_t> initial_pool_size, std::optional<size_t> maximum_pool_size) {
-  if (initial_pool_size.has_value() && *initial_pool_size % kAlignment != 0) {
+rmmjs_status PoolBlocks::Validate() const {
+  if (initial_pool_size_.has_value() && *initial_pool_size_ % kAlignment != 0) {
     return Fail(RMMJS_ERR_LOGIC, "Error, Initial pool size required to be a multiple of 256 bytes");
   }
-  if (maximum_pool_size.has_value() && *maximum_pool_size % kAlignment != 0) {
+  if (maximum_pool_size_.has_value() && *maximum_pool_size_ % kAlignment != 0) {
     return Fail(RMMJS_ERR_LOGIC, "Error, Maximum pool size required to be a multiple of 256 bytes");
   }
-  if (initial_pool_size.has_value() && maximum_pool_size.has_value() && *initial_pool_size > *maximum_pool_size) {
+  if (initial_pool_size_.has_value() && maximum_pool_size_.has_value() && *initial_pool_size_ > *maximum_pool_size_) {
     return Fail(RMMJS_ERR_LOGIC, "Initial pool size exceeds the maximum pool size!");
   }
   return RMMJS_OK;
 }
 
-rmmjs_status PoolBlocks::DefaultInitialPoolSize(int32_t device, std::optional<size_t> maximum_pool_size, size_t* out) {
+rmmjs_status PoolBlocks::Init(FreeList& legacy) {
+  RMMJS_TRY(Validate());
+  size_t initial_pool_size = 0;
+  RMMJS_TRY(InitialPoolSize(&initial_pool_size));
+  if (initial_pool_size == 0) return RMMJS_OK;
+  size_t bytes = initial_pool_size;
+  void* block = nullptr;
+  RMMJS_TRY(AllocateUpstream(initial_pool_size, &bytes, kDefaultStream, &block));
+  try {
+    blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), bytes, 0, legacy);
+  } catch (const std::bad_alloc&) {
+    CoreApi()->deallocate(upstream_.get(), block, bytes, kDefaultStream);
+    throw;
+  }
+  pool_size_ = bytes;
+  return RMMJS_OK;
+}
+
+rmmjs_status PoolBlocks::InitialPoolSize(size_t* out) const {
+  if (initial_pool_size_.has_value()) {
+    *out = *initial_pool_size_;
+    return RMMJS_OK;
+  }
   size_t size = kHostDefaultPoolSize;
   if (CoreApi()->cuda_available()) {
     size_t free_bytes = 0;
     size_t total_bytes = 0;
-    RMMJS_TRY(CoreApi()->mem_get_info(device, &free_bytes, &total_bytes));
+    RMMJS_TRY(CoreApi()->mem_get_info(upstream_.get()->device, &free_bytes, &total_bytes));
     size = AlignDown(free_bytes / 2, kAlignment);
   } else {
     // Host mode: 256 MiB, or half the host's memory where that is less.
@@ -47,22 +70,7 @@ rmmjs_status PoolBlocks::DefaultInitialPoolSize(int32_t device, std::optional<si
       size = std::min(size, AlignDown(static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 2, kAlignment));
     }
   }
-  *out = maximum_pool_size.has_value() ? std::min(size, *maximum_pool_size) : size;
-  return RMMJS_OK;
-}
-
-rmmjs_status PoolBlocks::Init(FreeList& legacy) {
-  if (initial_pool_size_ == 0) return RMMJS_OK;
-  size_t bytes = initial_pool_size_;
-  void* block = nullptr;
-  RMMJS_TRY(AllocateUpstream(initial_pool_size_, &bytes, kDefaultStream, &block));
-  try {
-    blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), bytes, 0, legacy);
-  } catch (const std::bad_alloc&) {
-    CoreApi()->deallocate(upstream_.get(), block, bytes, kDefaultStream);
-    throw;
-  }
-  pool_size_ = bytes;
+  *out = maximum_pool_size_.has_value() ? std::min(size, *maximum_pool_size_) : size;
   return RMMJS_OK;
 }
 

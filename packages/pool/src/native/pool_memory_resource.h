@@ -28,13 +28,9 @@ class PoolBlocks {
   using UpstreamBlock = coalescing::UpstreamBlock;
   using Growth = stream_ordered::Growth<FreeList>;
 
-  // Sizes as the user gave them (no maximum: the pool grows without limit); Validate first.
-  PoolBlocks(ResourceRef upstream, size_t initial_pool_size, std::optional<size_t> maximum_pool_size);
-
-  // RMM's configuration checks of the sizes given (ERR_RMM_LOGIC with RMM's sentences).
-  static rmmjs_status Validate(std::optional<size_t> initial_pool_size, std::optional<size_t> maximum_pool_size);
-  // Half the free memory of device (RMM's default), or a fixed size in host mode; at most maximum.
-  static rmmjs_status DefaultInitialPoolSize(int32_t device, std::optional<size_t> maximum_pool_size, size_t* out);
+  // Sizes as the user gave them, each optional (Init checks them and picks the default initial
+  // size; no maximum: the pool grows without limit).
+  PoolBlocks(ResourceRef upstream, std::optional<size_t> initial_pool_size, std::optional<size_t> maximum_pool_size);
 
   rmmjs_resource* Upstream() const { return upstream_.get(); }
   // Bytes currently taken from upstream.
@@ -42,6 +38,7 @@ class PoolBlocks {
 
   // The policy of StreamOrderedResource.
   FreeList NewFreeList() { return FreeList(blocks_); }
+  // RMM's checks of the sizes given (ERR_RMM_LOGIC with RMM's sentences), then the initial memory.
   rmmjs_status Init(FreeList& legacy);
   rmmjs_status BlockSize(size_t bytes, size_t* size) const {
     if (bytes > SIZE_MAX - kAlignment) return Exceeded(bytes, "the size cannot be aligned to 256 bytes");
@@ -93,6 +90,10 @@ class PoolBlocks {
     size_t size;
   };
 
+  rmmjs_status Validate() const;  // RMM's configuration checks of the sizes given
+  // The size given, else half the free memory of the device (RMM's default), or a fixed size in host
+  // mode; at most the maximum.
+  rmmjs_status InitialPoolSize(size_t* out) const;
   size_t SizeToGrow(size_t size) const;
   bool TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<Range>* blocks, std::vector<FreeList*>* lists);
   rmmjs_status ReturnToUpstream(const std::vector<Range>& blocks, rmmjs_stream stream);
@@ -115,7 +116,7 @@ class PoolBlocks {
   static constexpr const char* kAlreadyFree = "the range is already free (freed twice, or the wrong size)";
 
   ResourceRef upstream_;
-  size_t initial_pool_size_;
+  std::optional<size_t> initial_pool_size_;
   std::optional<size_t> maximum_pool_size_;
 
   size_t pool_size_ = 0;     // committed upstream bytes
