@@ -83,6 +83,8 @@ export interface NativeCore {
 
   streamCreate(nonBlocking: boolean, priority: number): StreamNative;
   streamBorrow(handle: bigint): StreamNative;
+  // The stream a stream argument left undefined stands for (the native side decides it).
+  streamDefault(): StreamNative;
   streamHandle(stream: StreamNative): bigint;
   streamInfo(stream: StreamNative): { device: number; owned: boolean; priority: number };
   streamSynchronize(stream: StreamNative): void;

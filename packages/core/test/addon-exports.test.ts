@@ -42,6 +42,7 @@ it('the addon exports what NativeCore declares, and nothing else', () => {
     'initializedDevices',
     'streamCreate',
     'streamBorrow',
+    'streamDefault',
     'streamHandle',
     'streamInfo',
     'streamSynchronize',

@@ -26,6 +26,13 @@ Napi::Value StreamBorrowJs(const Napi::CallbackInfo& info) {
   return WrapStream(env, StreamObject::Borrow(handle, device));
 }
 
+// streamDefault(): the stream that a stream argument left undefined stands for.
+Napi::Value StreamDefaultJs(const Napi::CallbackInfo& info) {
+  StreamObject* stream = DefaultStream();
+  stream->Retain();
+  return WrapStream(info.Env(), stream);
+}
+
 Napi::Value StreamHandleJs(const Napi::CallbackInfo& info) {
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(StreamHandleArg(info.Env(), info[0])));
 }
@@ -74,9 +81,13 @@ Napi::Value StreamDisposeJs(const Napi::CallbackInfo& info) {
 }
 
 const js::Method kMethods[] = {
-    {"streamCreate", StreamCreateJs},           {"streamBorrow", StreamBorrowJs},
-    {"streamHandle", StreamHandleJs},           {"streamInfo", StreamInfoJs},
-    {"streamSynchronize", StreamSynchronizeJs}, {"streamSynchronizeAsync", StreamSynchronizeAsyncJs},
+    {"streamCreate", StreamCreateJs},
+    {"streamBorrow", StreamBorrowJs},
+    {"streamDefault", StreamDefaultJs},
+    {"streamHandle", StreamHandleJs},
+    {"streamInfo", StreamInfoJs},
+    {"streamSynchronize", StreamSynchronizeJs},
+    {"streamSynchronizeAsync", StreamSynchronizeAsyncJs},
     {"streamDispose", StreamDisposeJs},
 };
 

@@ -9,13 +9,15 @@ void ThrowSizeOutOfRange(Napi::Env env, const char* what) {
                          "ERR_OUT_OF_RANGE"));
 }
 
+StreamObject* DefaultStream() {
+  static StreamObject* const default_stream = StreamObject::Borrow(kDefaultStream, 0);
+  return default_stream;
+}
+
 StreamObject* StreamArg(Napi::Env env, napi_value value) {
   napi_valuetype type = napi_undefined;
   napi_typeof(env, value, &type);
-  if (type == napi_undefined) {
-    static StreamObject* default_stream = StreamObject::Borrow(kDefaultStream, 0);
-    return default_stream;
-  }
+  if (type == napi_undefined) return DefaultStream();
   void* data = nullptr;
   if (napi_get_value_external(env, value, &data) != napi_ok || data == nullptr ||
       static_cast<StreamHandle*>(data)->magic != StreamHandle::kMagic) {

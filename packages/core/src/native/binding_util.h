@@ -58,7 +58,10 @@ inline Napi::Value PointerValue(Napi::Env env, const void* pointer) {
   return Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pointer)));
 }
 
-// The stream a JS Stream's external carries; undefined means DEFAULT_STREAM.
+// The stream a stream argument that is not given (undefined) stands for: the legacy default stream
+// (handle 0). Decided here only: JavaScript asks for it (streamDefault) rather than naming one.
+StreamObject* DefaultStream();
+// The stream a JS Stream's external carries; undefined is DefaultStream().
 StreamObject* StreamArg(Napi::Env env, napi_value value);
 rmmjs_stream StreamHandleArg(Napi::Env env, napi_value value);
 Napi::Value WrapStream(Napi::Env env, StreamObject* stream);  // adopts one reference
