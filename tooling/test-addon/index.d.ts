@@ -133,6 +133,19 @@ export function bestFitIndexCheck(options: {
 }): { operations: number; mismatches: number; first: string; records: number };
 
 /**
+ * Core's SpareList of capacity 4 through one fixed sequence of takes and recycles, then its
+ * destruction: per step, the records made so far, those alive and those the list keeps; `takenBack`
+ * names the records a second round of takes returned (`r0`..`r5`, in the order the first made them).
+ */
+export function spareListCheck(): {
+  steps: string[];
+  made: number[];
+  live: number[];
+  kept: number[];
+  takenBack: string;
+};
+
+/**
  * Core's BiasedLock over a plain counter: `iterations` sections on this thread alone, then as many
  * on this thread and on each of `threads` native threads at once.
  */

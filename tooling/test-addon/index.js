@@ -88,6 +88,10 @@ export function bestFitIndexCheck(options) {
   return addon.bestFitIndexCheck(options);
 }
 
+export function spareListCheck() {
+  return addon.spareListCheck();
+}
+
 export function biasedLockRun(options) {
   return addon.biasedLockRun(options);
 }

@@ -5,7 +5,7 @@ import { DeviceMemoryResource, resourceHandle, wrapResource } from './device-mem
 import { invalidArgType, invalidArgValue, RMMError } from './errors.js';
 import { native, type BufferGuardHandle, type BufferNative, type MemoryHandle, type StreamNative } from './native.js';
 import { retryAfterReclaim, withReclaim } from './reclaim.js';
-import { adoptStream, DEFAULT_STREAM, handleUnlessDisposed, Stream, streamArg } from './stream.js';
+import { adoptStream, handleUnlessDisposed, Stream, streamArg } from './stream.js';
 import { makeToken, tokenId, type TransferredBufferToken } from './tokens.js';
 import { validateInteger, validateOptions, validateSize } from './validate.js';
 
@@ -136,6 +136,10 @@ function deviceSource(src: unknown): { ptr: bigint; nbytes: number } {
 // Hot-path functions read once (a property load on the addon's exports costs a few ns).
 const { bufferCreate, bufferFree } = native;
 
+// The stream of a buffer made, resized or reserved without one, as the native side picks it when it
+// is given none (DEFAULT_STREAM).
+const defaultStream = adoptStream(native.streamDefault());
+
 // A DeviceBuffer being made around a native buffer: see #adopt.
 let adopting: { attach: (target: DeviceBuffer) => BufferNative; stream?: Stream } | undefined;
 let isDeviceBuffer: (value: unknown) => value is DeviceBuffer;
@@ -159,10 +163,7 @@ export class DeviceBuffer implements Disposable {
     nativeOf = (buffer) => buffer.#native;
     adoptMemoryOf = (memory, stream) => {
       const streamNative = streamArg(stream, 'options.stream');
-      return DeviceBuffer.#adopt(
-        (target) => native.bufferAdopt(target, memory, streamNative),
-        stream ?? DEFAULT_STREAM,
-      );
+      return DeviceBuffer.#adopt((target) => native.bufferAdopt(target, memory, streamNative), stream ?? defaultStream);
     };
   }
 
@@ -189,7 +190,7 @@ export class DeviceBuffer implements Disposable {
     }
     const streamNative = streamArg(stream, 'options.stream');
     const mrHandle = mr === undefined ? undefined : resourceHandle(mr, 'options.mr');
-    this.#stream = stream ?? DEFAULT_STREAM;
+    this.#stream = stream ?? defaultStream;
     try {
       this.#native = bufferCreate(this, mrHandle, nbytes, streamNative, data);
     } catch (error) {
@@ -399,7 +400,7 @@ export class DeviceBuffer implements Disposable {
     validateSize(newCapacity, 'newCapacity');
     const streamNative = streamArg(stream);
     withReclaim(() => native.bufferReserve(this.#native, newCapacity, streamNative));
-    this.#stream = stream ?? DEFAULT_STREAM;
+    this.#stream = stream ?? defaultStream;
   }
 
   /** Sets the size; within the capacity the pointer stays, beyond it the memory moves. */
@@ -407,7 +408,7 @@ export class DeviceBuffer implements Disposable {
     validateSize(newSize, 'newSize');
     const streamNative = streamArg(stream);
     withReclaim(() => native.bufferResize(this.#native, newSize, streamNative));
-    this.#stream = stream ?? DEFAULT_STREAM;
+    this.#stream = stream ?? defaultStream;
   }
 
   /**

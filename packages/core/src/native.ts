@@ -5,7 +5,7 @@ import { requireAddon } from './load-addon.js';
 /** A type-tagged napi_external holding one native reference. */
 export type ResourceHandle = object & { readonly __brand: 'ResourceHandle' };
 export type StreamNative = object & { readonly __brand: 'StreamNative' };
-/** A DeviceBuffer's slot number in its thread's table of native buffers (buffer_handles.h). */
+/** A DeviceBuffer's slot number in its thread's table of native buffers (src/native/bindings/buffer_handles.h). */
 export type BufferNative = number & { readonly __brand: 'BufferNative' };
 export type CoreApi = object & { readonly __brand: 'CoreApi' };
 /** A type-tagged napi_external owning an `rmmjs_memory` (include/rmmjs/abi.h) until it is taken. */
@@ -22,7 +22,7 @@ export interface DriverInfo {
   hostStatus: number;
 }
 
-/** Members not given keep their defaults (see src/native/staged_copy.cc). */
+/** Members not given keep their defaults (see src/native/copies/staged_copy.cc). */
 export interface StagingShape {
   /** Bytes per pinned chunk (64 KiB to 1 GiB, rounded down to whole 64 KiB). */
   chunkBytes?: number;
@@ -83,6 +83,8 @@ export interface NativeCore {
 
   streamCreate(nonBlocking: boolean, priority: number): StreamNative;
   streamBorrow(handle: bigint): StreamNative;
+  // The stream a stream argument left undefined stands for (the native side decides it).
+  streamDefault(): StreamNative;
   streamHandle(stream: StreamNative): bigint;
   streamInfo(stream: StreamNative): { device: number; owned: boolean; priority: number };
   streamSynchronize(stream: StreamNative): void;
@@ -141,16 +143,16 @@ export interface NativeCore {
     name: string,
   ): number;
   bufferEndAsync(buffer: BufferNative): void;
-  // The shape the first staged copy of the process makes the pinned staging with (staged_copy.cc),
+  // The shape the first staged copy of the process makes the pinned staging with (copies/staged_copy.cc),
   // for tuning on a given machine (tooling/scripts/copy-sweep.mjs) and for the tests. A member out of
   // range is ERR_OUT_OF_RANGE; after that copy, ERR_RMM_LOGIC.
   setStagingShape(shape: StagingShape): void;
-  // Lent memory (bind_lent_memory.cc).
+  // Lent memory (bindings/bind_lent_memory.cc).
   bufferAdopt(object: object, memory: MemoryHandle, stream: StreamNative | undefined): BufferNative;
   bufferHold(buffer: BufferNative | null): MemoryHandle;
   bufferGuard(buffer: BufferNative | null, guard: BufferGuardHandle): void;
 
-  // Threads (src/native/bind_threads.cc): ids are decimal strings of tokens src/tokens.ts verified.
+  // Threads (src/native/bindings/bind_threads.cc): ids are decimal strings of tokens src/tokens.ts verified.
   tokenInstance(): string;
   tokenSign(text: string): string;
   tokenVerify(text: string, signature: string): boolean;

@@ -1,7 +1,7 @@
 /**
  * The tokens of `DeviceMemoryResource#share()` and `DeviceBuffer#transfer()`: plain objects of
  * strings and numbers (they go through `postMessage`, `workerData`, `structuredClone` and JSON),
- * signed natively (src/native/token_signature.h) under a key made at random once per process. A
+ * signed natively (src/native/buffers/token_signature.h) under a key made at random once per process. A
  * token is honoured only by the threads of the process that made it; one that is forged or altered
  * is refused.
  */

@@ -1,4 +1,4 @@
-// Core's addon (src/native/addon.cc and bind_*.cc) against NativeCore, its interface in src/native.ts:
+// Core's addon (src/native/bindings/addon.cc, bind_*.cc) against NativeCore, its interface in src/native.ts:
 // a function added, removed or renamed on either side fails (the list must name every member of
 // NativeCore).
 import { native } from '@rmmjs/core/internal';
@@ -42,6 +42,7 @@ it('the addon exports what NativeCore declares, and nothing else', () => {
     'initializedDevices',
     'streamCreate',
     'streamBorrow',
+    'streamDefault',
     'streamHandle',
     'streamInfo',
     'streamSynchronize',

@@ -45,6 +45,13 @@ describe('DeviceBuffer', () => {
     expect(buffer.device).toBe(0);
   });
 
+  it('made without a stream, says its stream is DEFAULT_STREAM (the native default), also once freed', () => {
+    const buffer = new DeviceBuffer({ size: 5 });
+    expect(buffer.stream).toBe(DEFAULT_STREAM);
+    buffer.free();
+    expect(buffer.stream).toBe(DEFAULT_STREAM);
+  });
+
   it('round-trips bytes from any ArrayBufferView or ArrayBuffer', () => {
     const bytes = pattern(4096, 11);
     const views: (ArrayBufferView | ArrayBuffer)[] = [

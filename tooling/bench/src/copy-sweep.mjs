@@ -1,4 +1,4 @@
-// Tunes the staged pageable copies (packages/core/src/native/staged_copy.cc): measures host<->device
+// Tunes the staged pageable copies (packages/core/src/native/copies/staged_copy.cc): measures host<->device
 // copies of pageable memory over a grid of chunk sizes (the longest DMA), chunks in the pinned ring,
 // piece sizes (the longest host memcpy), lanes (memcpy threads), store kinds (1 streaming stores into
 // host memory, 2 into the pinned chunks, 3 both, 0 the C library's memcpy everywhere) and the size of a

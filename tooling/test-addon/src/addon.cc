@@ -15,4 +15,5 @@ RMMJS_ADDON(rmmjs_test_addon, {"driverPairNs", test_addon::DriverPairNs},
             {"hostOomStep", test_addon::HostOomStep}, {"pcSamplerStart", test_addon::PcSamplerStart},
             {"pcSamplerStop", test_addon::PcSamplerStop}, {"streamQuery", test_addon::StreamQuery},
             {"poolThreadCaches", test_addon::PoolThreadCaches}, {"exitHeld", test_addon::ExitHeld},
-            {"createCountingAdaptor", test_addon::CreateCountingAdaptor}, {"countedBytes", test_addon::CountedBytes})
+            {"createCountingAdaptor", test_addon::CreateCountingAdaptor}, {"countedBytes", test_addon::CountedBytes},
+            {"spareListCheck", test_addon::SpareListCheck})

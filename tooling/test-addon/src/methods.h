@@ -28,6 +28,9 @@ Napi::Value PointerTableProbes(const Napi::CallbackInfo& info);
 // best_fit_index_check.cc: core's BestFitIndex against a std::set under random operations.
 Napi::Value BestFitIndexCheck(const Napi::CallbackInfo& info);
 
+// spare_list_check.cc: core's SpareList through a fixed sequence of takes and recycles.
+Napi::Value SpareListCheck(const Napi::CallbackInfo& info);
+
 // biased_lock_probe.cc: core's BiasedLock under one thread, then under several.
 Napi::Value BiasedLockRun(const Napi::CallbackInfo& info);
 

@@ -1,12 +1,8 @@
 #include "superblock_set.h"
 
-namespace rmmjs::arena {
+#include "rmmjs/block_chain.hpp"
 
-SuperblockSet::SuperblockSet() {
-  // Recycling a record then never allocates.
-  spare_blocks_.reserve(kMaxSpares);
-  spare_superblocks_.reserve(kMaxSpares);
-}
+namespace rmmjs::arena {
 
 SuperblockSet::~SuperblockSet() {
   for (Superblock* superblock = first_; superblock != nullptr;) {
@@ -19,8 +15,6 @@ SuperblockSet::~SuperblockSet() {
     delete superblock;
     superblock = next;
   }
-  for (Block* block : spare_blocks_) delete block;
-  for (Superblock* superblock : spare_superblocks_) delete superblock;
 }
 
 void SuperblockSet::AddEmpty(char* start, std::size_t size) {
@@ -73,14 +67,7 @@ Block* SuperblockSet::TakeFront(Block* block, std::size_t size) {
   front->start = block->start;
   front->size = size;
   front->superblock = block->superblock;
-  front->previous = block->previous;
-  front->next = block;
-  if (block->previous != nullptr) {
-    block->previous->next = front;
-  } else {
-    block->superblock->first = front;
-  }
-  block->previous = front;
+  block_chain::LinkBefore(block->superblock, block, front);
   Rekey(block, block->start + size, block->size - size);
   return front;
 }
@@ -236,45 +223,19 @@ SuperblockStats SuperblockSet::Stats(const Superblock* superblock) {
   return stats;
 }
 
-Block* SuperblockSet::NewBlock() {
-  if (!spare_blocks_.empty()) {
-    Block* block = spare_blocks_.back();
-    spare_blocks_.pop_back();
-    return block;
-  }
-  return new Block();
-}
-
-Superblock* SuperblockSet::NewSuperblock() {
-  if (!spare_superblocks_.empty()) {
-    Superblock* superblock = spare_superblocks_.back();
-    spare_superblocks_.pop_back();
-    return superblock;
-  }
-  return new Superblock();
-}
-
 void SuperblockSet::Recycle(Block* block) {
-  if (spare_blocks_.size() == kMaxSpares) {
-    delete block;
-    return;
-  }
   block->previous = block->next = nullptr;
   block->superblock = nullptr;
   block->free = false;
-  spare_blocks_.push_back(block);
+  spare_blocks_.Recycle(block);
 }
 
 void SuperblockSet::Recycle(Superblock* superblock) {
-  if (spare_superblocks_.size() == kMaxSpares) {
-    delete superblock;
-    return;
-  }
   superblock->freed_on.Clear();
   superblock->first = nullptr;
   superblock->previous_in_arena = superblock->next_in_arena = nullptr;
   superblock->owner.store(nullptr, std::memory_order_relaxed);
-  spare_superblocks_.push_back(superblock);
+  spare_superblocks_.Recycle(superblock);
 }
 
 void SuperblockSet::Link(Superblock* superblock) {
@@ -297,14 +258,7 @@ void SuperblockSet::Unlink(Superblock* superblock) {
   count_--;
 }
 
-void SuperblockSet::Unchain(Block* block) {
-  if (block->previous != nullptr) {
-    block->previous->next = block->next;
-  } else {
-    block->superblock->first = block->next;
-  }
-  if (block->next != nullptr) block->next->previous = block->previous;
-}
+void SuperblockSet::Unchain(Block* block) { block_chain::Unlink(block->superblock, block); }
 
 void SuperblockSet::Index(Block* block) {
   by_size_.Insert(&block->by_size, block->size, block->start);

@@ -13,9 +13,9 @@
 
 #include <atomic>
 #include <cstddef>
-#include <vector>
 
 #include "rmmjs/best_fit_index.hpp"
+#include "rmmjs/spare_list.hpp"
 #include "rmmjs/stream_event.hpp"
 
 namespace rmmjs::arena {
@@ -70,7 +70,7 @@ struct Block {
 
 class SuperblockSet {
  public:
-  SuperblockSet();
+  SuperblockSet() = default;
   ~SuperblockSet();  // deletes its superblocks and their blocks
   SuperblockSet(const SuperblockSet&) = delete;
   SuperblockSet& operator=(const SuperblockSet&) = delete;
@@ -131,8 +131,8 @@ class SuperblockSet {
  private:
   static constexpr std::size_t kMaxSpares = 64;
 
-  Block* NewBlock();  // may throw std::bad_alloc
-  Superblock* NewSuperblock();
+  Block* NewBlock() { return spare_blocks_.Take(); }  // may throw std::bad_alloc
+  Superblock* NewSuperblock() { return spare_superblocks_.Take(); }
   void Recycle(Block* block);
   void Recycle(Superblock* superblock);
   void Link(Superblock* superblock);  // into this set's list
@@ -150,8 +150,8 @@ class SuperblockSet {
   Superblock* first_ = nullptr;
   std::size_t count_ = 0;
   // Records of merged blocks and superblocks, reused by the next splits.
-  std::vector<Block*> spare_blocks_;
-  std::vector<Superblock*> spare_superblocks_;
+  SpareList<Block, kMaxSpares> spare_blocks_;
+  SpareList<Superblock, kMaxSpares> spare_superblocks_;
 };
 
 }  // namespace rmmjs::arena

@@ -1,7 +1,7 @@
 /*
  * The subset of the CUDA driver API that rmmjs uses, declared here so that nothing needs the
  * CUDA toolkit to build. Values and layouts are checked against the toolkit's cuda.h at build
- * time where one is installed (src/native/driver_abi_check.cc).
+ * time where one is installed (src/native/runtime/driver_abi_check.cc).
  */
 #ifndef RMMJS_CUDA_DRIVER_H
 #define RMMJS_CUDA_DRIVER_H

@@ -22,55 +22,17 @@
 // One short lock guards the lists; event records and waits of the common paths, and the upstream
 // calls of Grow, run without it.
 //
-// The policy (Blocks) is a plain class:
+// The policy (Blocks) says what a block is and where memory comes from, and picks the FreeList that
+// holds one stream's free blocks: rmmjs/stream_ordered_policy.hpp says what it must have (checked at
+// compile time). With caches (the policy's optional TakeHandedOut), a free that needs no driver call
+// (on the legacy default stream, or any free in host mode) goes to the calling thread's cache, and
+// an allocation of the same block size on the same stream takes it back from there, at once, as RMM
+// reuses a block on the stream it was freed on. The caches are drained into the lists before the
+// resource grows (and so before it reports out of memory), before a refused free is explained, and
+// when it is destroyed; a thread that exits gives its blocks back.
 //
-//   class Blocks {
-//    public:
-//     static constexpr const char* kTypeName = "MyMemoryResource";  // the class name in JavaScript
-//     using FreeList = ...;                  // one stream's free blocks (default-constructible)
-//     Blocks(ResourceRef upstream, Args...); // the resource's constructor arguments
-//     rmmjs_resource* Upstream() const;
-//     // The initial memory, onto the legacy default stream's list (before the resource is shared).
-//     rmmjs_status Init(FreeList& legacy);
-//     // The size of the block that serves `bytes`, or the error (a request too large).
-//     rmmjs_status BlockSize(size_t bytes, size_t* size) const;
-//     // Under the lock:
-//     uintptr_t Take(FreeList& list, size_t size);          // a block of `size` off list, or 0
-//     size_t Fit(const FreeList& list, size_t size) const;  // the size of the block Take would use, or 0
-//     bool Empty(const FreeList& list) const;
-//     size_t FreeBytes(const FreeList& list) const;
-//     void MoveAll(FreeList& from, FreeList& to);           // every block of from onto to
-//     // Puts [ptr, ptr + bytes) on list; memory it did not hand out, or memory already free, is
-//     // RMMJS_ERR_LOGIC and changes nothing.
-//     rmmjs_status Free(FreeList& list, uintptr_t ptr, size_t bytes);
-//     // Nothing on any list fits: new memory (its remainder onto own) and a block of `size` in *out.
-//     // Returns with the lock held; changes nothing when it throws.
-//     rmmjs_status Grow(stream_ordered::Growth<FreeList>& growth, FreeList& own, rmmjs_stream stream,
-//                       size_t size, uintptr_t* out);
-//     void Release();  // every upstream allocation back (the work on them has finished)
-//
-//     // Optional: a policy that can check a free without the lock gets per-thread caches of freed
-//     // blocks (rmmjs/thread_cache.hpp) in front of the lists. Thread-safe, without the lock:
-//     // Takes [ptr, ptr + bytes) off the record of blocks handed out, filling the ptr, block size
-//     // and record (the policy's own, or nullptr) of *cached; false when that is not a block as
-//     // handed out (or the policy keeps no record): the free then goes through Free, which says why.
-//     bool TakeHandedOut(uintptr_t ptr, size_t bytes, CachedBlock* cached);
-//     void Remember(const CachedBlock& cached) noexcept;  // a cached block handed out again
-//     // Under the lock: puts a block TakeHandedOut vouched for on list (may throw std::bad_alloc).
-//     void InsertFree(FreeList& list, const CachedBlock& cached);
-//   };
-//
-// With caches, a free that needs no driver call (on the legacy default stream, or any free in host
-// mode) goes to the calling thread's cache, and an allocation of the same block size on the same
-// stream takes it back from there, at once, as RMM reuses a block on the stream it was freed on.
-// The caches are drained into the lists before the resource grows (and so before it reports out of
-// memory), before a refused free is explained, and when it is destroyed; a thread that exits gives
-// its blocks back.
-//
-// Init, Free, MoveAll and Grow may throw std::bad_alloc (host memory for bookkeeping) before they
-// change anything: the caller gets RMMJS_ERR_OUT_OF_MEMORY "<type>: out of host memory". The
-// resource is `using MyMemoryResource = StreamOrderedResource<MyBlocks>;`, made with NewResource
-// (or js::CreateAdaptor), its upstream first.
+// The resource is `using MyMemoryResource = StreamOrderedResource<MyBlocks>;`, made with
+// NewResource (or js::CreateAdaptor), its upstream first.
 #ifndef RMMJS_STREAM_ORDERED_RESOURCE_HPP
 #define RMMJS_STREAM_ORDERED_RESOURCE_HPP
 
@@ -92,6 +54,7 @@
 #include "rmmjs/status.hpp"
 #include "rmmjs/stream_event.hpp"
 #include "rmmjs/stream_key.hpp"
+#include "rmmjs/stream_ordered_policy.hpp"
 #include "rmmjs/thread_cache.hpp"
 
 namespace rmmjs {
@@ -107,7 +70,10 @@ struct PendingWork {
 template <class FreeList>
 struct StreamState {
   static constexpr size_t kNoSlot = SIZE_MAX;
-  StreamState(const StreamKey& key, int32_t device) : lazy(key.kind == StreamKind::kLegacy), event(key, device) {}
+  // new_list() makes its (empty) list.
+  template <class NewList>
+  StreamState(const StreamKey& key, int32_t device, NewList&& new_list)
+      : lazy(key.kind == StreamKind::kLegacy), free(new_list()), event(key, device) {}
   // First what allocations and frees touch.
   bool lazy;                       // the legacy default stream: recorded when another stream takes its blocks
   size_t nonempty_slot = kNoSlot;  // its place among the resource's lists that may hold blocks
@@ -157,30 +123,27 @@ class Growth {
   bool stream_ordered_;
 };
 
-// Whether a policy supports per-thread caches (it has TakeHandedOut).
-template <class Blocks, class = void>
-struct CachesFrees : std::false_type {};
-template <class Blocks>
-struct CachesFrees<Blocks, std::void_t<decltype(&Blocks::TakeHandedOut)>> : std::true_type {};
-
 }  // namespace stream_ordered
 
 template <class Blocks>
 class StreamOrderedResource {
+  static_assert(stream_ordered::CheckedPolicy<Blocks>::value);
+
  public:
   static constexpr const char* kTypeName = Blocks::kTypeName;
   using FreeList = typename Blocks::FreeList;
+  using Block = typename FreeList::Block;
   using Lock = std::unique_lock<BiasedLock>;
   using StreamState = stream_ordered::StreamState<FreeList>;
   using Growth = stream_ordered::Growth<FreeList>;
-  static constexpr bool kCachesFrees = stream_ordered::CachesFrees<Blocks>::value;
+  static constexpr bool kCachesFrees = stream_ordered::kCachesFrees<Blocks>;
 
   template <class... Args>
   explicit StreamOrderedResource(ResourceRef upstream, Args&&... args)
       : device_(upstream.get()->device),
         stream_ordered_(CoreApi()->cuda_available() != 0),
         blocks_(std::move(upstream), std::forward<Args>(args)...) {
-    states_.push_back(std::make_unique<StreamState>(StreamKey{StreamKind::kLegacy, 0}, device_));
+    states_.push_back(NewState(StreamKey{StreamKind::kLegacy, 0}));
     legacy_ = states_.back().get();
     nonempty_.reserve(1);
     if constexpr (kCachesFrees) caches_ = std::make_unique<ThreadCaches>(this, &ReturnFromExitingThread);
@@ -228,8 +191,7 @@ class StreamOrderedResource {
       if (Caching(key)) {
         CachedBlock cached;
         if (caches_->Take(size, key, &cached)) {
-          blocks_.Remember(cached);
-          *out = reinterpret_cast<void*>(cached.ptr);
+          *out = reinterpret_cast<void*>(blocks_.HandOut(static_cast<Block>(cached.record)));
           return RMMJS_OK;
         }
       }
@@ -237,9 +199,9 @@ class StreamOrderedResource {
     Lock lock = LockLists();
     StreamState* own = nullptr;
     RMMJS_TRY(MeetStream(lock, key, stream, &own));
-    uintptr_t ptr = blocks_.Take(own->free, size);
-    if (ptr == 0) RMMJS_TRY(AllocateElsewhere(lock, *own, stream, size, &ptr));
-    *out = reinterpret_cast<void*>(ptr);
+    Block block = own->free.Take(size);
+    if (!block) RMMJS_TRY(AllocateElsewhere(lock, *own, stream, size, &block));
+    *out = reinterpret_cast<void*>(blocks_.HandOut(block));
     return RMMJS_OK;
   } catch (const std::bad_alloc&) {
     return FailOutOfHostMemory(kTypeName);
@@ -257,11 +219,11 @@ class StreamOrderedResource {
           Lock lock(mutex_);  // the cache is full
           try {
             StreamState& own = StateOf(key);
-            blocks_.InsertFree(own.free, cached);
+            own.free.Insert(static_cast<Block>(cached.record));
             own.frees++;
             MayHoldBlocks(own);
           } catch (const std::bad_alloc&) {
-            blocks_.Remember(cached);  // still the caller's, as it was
+            blocks_.HandOut(static_cast<Block>(cached.record));  // still the caller's, as it was
             throw;
           }
           return RMMJS_OK;
@@ -286,7 +248,14 @@ class StreamOrderedResource {
       }
       lock.lock();
     }
-    RMMJS_TRY(blocks_.Free(own.free, reinterpret_cast<uintptr_t>(pointer), bytes));
+    Block block{};
+    RMMJS_TRY(blocks_.TakeBack(reinterpret_cast<uintptr_t>(pointer), bytes, &block));
+    try {
+      own.free.Insert(block);
+    } catch (const std::bad_alloc&) {
+      blocks_.HandOut(block);  // still the caller's, as it was
+      throw;
+    }
     own.frees++;
     MayHoldBlocks(own);
     return RMMJS_OK;
@@ -353,7 +322,7 @@ class StreamOrderedResource {
       const CachedBlock& block = blocks[i];
       try {
         StreamState& state = StateOf(block.key);
-        blocks_.InsertFree(state.free, block);
+        state.free.Insert(static_cast<Block>(block.record));
         state.frees++;
         MayHoldBlocks(state);
       } catch (const std::bad_alloc&) {
@@ -388,7 +357,7 @@ class StreamOrderedResource {
     auto [at, inserted] = by_key_.try_emplace(key, nullptr);
     if (inserted) {
       try {
-        states_.push_back(std::make_unique<StreamState>(key, device_));
+        states_.push_back(NewState(key));
         nonempty_.reserve(states_.size());  // so that MayHoldBlocks never allocates
       } catch (...) {
         by_key_.erase(at);
@@ -399,6 +368,10 @@ class StreamOrderedResource {
     last_key_ = key;
     last_state_ = at->second;
     return *last_state_;
+  }
+
+  std::unique_ptr<StreamState> NewState(const StreamKey& key) {
+    return std::make_unique<StreamState>(key, device_, [this] { return blocks_.NewFreeList(); });
   }
 
   // nonempty_ holds every list that has blocks (and maybe some that lost them since: the searches
@@ -419,11 +392,12 @@ class StreamOrderedResource {
   }
 
   // Own stream's list had nothing: another stream's, then all lists merged, then new memory.
-  rmmjs_status AllocateElsewhere(Lock& lock, StreamState& own, rmmjs_stream stream, size_t size, uintptr_t* out) {
+  // The block in *out is not handed out yet.
+  rmmjs_status AllocateElsewhere(Lock& lock, StreamState& own, rmmjs_stream stream, size_t size, Block* out) {
     RMMJS_TRY(TakeFromOtherStream(lock, own, stream, size, out));
-    if (*out != 0) return RMMJS_OK;
+    if (*out) return RMMJS_OK;
     RMMJS_TRY(MergeOtherStreams(own, stream, size, out));
-    if (*out != 0) return RMMJS_OK;
+    if (*out) return RMMJS_OK;
     if constexpr (kCachesFrees) {
       // Before the resource grows (or gives up), the blocks that threads hold in their caches.
       if (contended_.load(std::memory_order_relaxed)) {
@@ -431,12 +405,12 @@ class StreamOrderedResource {
         const size_t drained = DrainCaches();
         lock.lock();
         if (drained != 0) {
-          *out = blocks_.Take(own.free, size);
-          if (*out != 0) return RMMJS_OK;
+          *out = own.free.Take(size);
+          if (*out) return RMMJS_OK;
           RMMJS_TRY(TakeFromOtherStream(lock, own, stream, size, out));
-          if (*out != 0) return RMMJS_OK;
+          if (*out) return RMMJS_OK;
           RMMJS_TRY(MergeOtherStreams(own, stream, size, out));
-          if (*out != 0) return RMMJS_OK;
+          if (*out) return RMMJS_OK;
         }
       }
     }
@@ -448,18 +422,18 @@ class StreamOrderedResource {
 
   // RMM's first pass: a block from another stream's list, after `stream` waits on that stream's
   // event. Here the best fit over all other lists (RMM takes the first list with any fit).
-  rmmjs_status TakeFromOtherStream(Lock& lock, StreamState& own, rmmjs_stream stream, size_t size, uintptr_t* out) {
+  rmmjs_status TakeFromOtherStream(Lock& lock, StreamState& own, rmmjs_stream stream, size_t size, Block* out) {
     StreamState* donor = nullptr;
     size_t donor_fit = 0;
     for (size_t i = 0; i < nonempty_.size();) {
       StreamState& other = *nonempty_[i];
-      if (blocks_.Empty(other.free)) {
+      if (other.free.empty()) {
         Forget(other);  // the last list took its place at i
         continue;
       }
       i++;
       if (&other == &own) continue;
-      const size_t fit = blocks_.Fit(other.free, size);
+      const size_t fit = other.free.Fit(size);
       if (fit != 0 && (donor == nullptr || fit < donor_fit)) {
         donor = &other;
         donor_fit = fit;
@@ -467,10 +441,10 @@ class StreamOrderedResource {
       }
     }
     if (donor == nullptr) return RMMJS_OK;
-    const uintptr_t ptr = blocks_.Take(donor->free, size);
+    const Block block = donor->free.Take(size);
     const bool record = stream_ordered_ && donor->lazy && donor->frees != donor->recorded_frees;
     if (!record && !(stream_ordered_ && donor->event.recorded())) {
-      *out = ptr;  // nothing was queued on what it freed: no wait
+      *out = block;  // nothing was queued on what it freed: no wait
       return RMMJS_OK;
     }
     const uint64_t covered = donor->frees;
@@ -484,18 +458,22 @@ class StreamOrderedResource {
       if (status == RMMJS_OK) status = donor->event.Wait(stream);
     }
     lock.lock();
-    if (status != RMMJS_OK) return PutBack(*donor, ptr, size, status);
+    if (status != RMMJS_OK) return PutBack(*donor, block, status);
     if (record && covered > donor->recorded_frees) donor->recorded_frees = covered;
-    *out = ptr;
+    *out = block;
     return RMMJS_OK;
   }
 
   // A block taken off donor's list goes back when ordering it after donor's work failed; returns
   // that failure.
-  rmmjs_status PutBack(StreamState& donor, uintptr_t ptr, size_t size, rmmjs_status failure) {
+  rmmjs_status PutBack(StreamState& donor, Block block, rmmjs_status failure) {
     const std::string message = LastErrorMessage();
     const int cuda_code = CoreApi()->error_cuda_code();
-    if (GuardHostMemory(kTypeName, [&] { return blocks_.Free(donor.free, ptr, size); }) != RMMJS_OK) {
+    const auto insert = [&] {
+      donor.free.Insert(block);
+      return RMMJS_OK;
+    };
+    if (GuardHostMemory(kTypeName, insert) != RMMJS_OK) {
       LogAt(RMMJS_LOG_ERROR,
             std::string(kTypeName) + ": a free block is lost until the resource is destroyed: " + LastErrorMessage());
       CoreApi()->set_error(failure, cuda_code, message.c_str());
@@ -521,13 +499,13 @@ class StreamOrderedResource {
   // events), so that blocks freed on different streams coalesce, until a block fits. Skipped when
   // all free memory together is too small. Runs under the lock: the moved blocks are visible to
   // this stream's other users at once, so the waits must be queued first.
-  rmmjs_status MergeOtherStreams(StreamState& own, rmmjs_stream stream, size_t size, uintptr_t* out) {
+  rmmjs_status MergeOtherStreams(StreamState& own, rmmjs_stream stream, size_t size, Block* out) {
     size_t free_bytes = 0;
-    for (const StreamState* state : nonempty_) free_bytes += blocks_.FreeBytes(state->free);
+    for (const StreamState* state : nonempty_) free_bytes += state->free.free_bytes();
     if (free_bytes < size) return RMMJS_OK;
     for (size_t i = 0; i < nonempty_.size(); i++) {  // own may join at the end: it is skipped
       StreamState& other = *nonempty_[i];
-      if (&other == &own || blocks_.Empty(other.free)) continue;
+      if (&other == &own || other.free.empty()) continue;
       if (stream_ordered_) {
         RMMJS_TRY(WaitForFreesOn(other, stream));
         // Whoever takes the moved blocks from this stream later must also wait for the wait just
@@ -538,11 +516,11 @@ class StreamOrderedResource {
           RMMJS_TRY(own.event.Record(stream));
         }
       }
-      blocks_.MoveAll(other.free, own.free);
+      other.free.MoveAllTo(own.free);
       own.frees++;
       MayHoldBlocks(own);
-      *out = blocks_.Take(own.free, size);
-      if (*out != 0) return RMMJS_OK;
+      *out = own.free.Take(size);
+      if (*out) return RMMJS_OK;
     }
     return RMMJS_OK;
   }

@@ -41,14 +41,9 @@ rmmjs_status FixedSizeBlocks::Init(FreeList& legacy) {
   return RMMJS_OK;
 }
 
-void FixedSizeBlocks::MoveAll(FreeList& from, FreeList& to) {
-  to.Reserve(from.size());
-  while (!from.empty()) to.Push(from.Pop());
-}
-
 // Every free list is empty: another chunk, taken without the lock (the upstream may block). Its
 // blocks become free on this stream.
-rmmjs_status FixedSizeBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out) {
+rmmjs_status FixedSizeBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, Block* out) {
   void* base = nullptr;
   growth.Unlock();
   const rmmjs_status status = TakeChunk(stream, &base);
@@ -62,7 +57,7 @@ rmmjs_status FixedSizeBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream s
     growth.Relock();
     throw;
   }
-  *out = Take(own, size);
+  *out = own.Take(size);
   return RMMJS_OK;
 }
 
@@ -102,7 +97,7 @@ void FixedSizeBlocks::AddChunk(void* base, FreeList& list) {
   auto at = std::upper_bound(chunks_.begin(), chunks_.end(), address,
                              [](uintptr_t value, const Chunk& c) { return value < c.base; });
   chunks_.insert(at, std::move(chunk));
-  for (size_t i = 0; i < blocks_per_chunk_; i++) list.Push(reinterpret_cast<void*>(address + i * block_size_));
+  for (size_t i = 0; i < blocks_per_chunk_; i++) list.Insert(address + i * block_size_);
 }
 
 }  // namespace rmmjs

@@ -2,7 +2,8 @@
 // `blocks_to_preallocate` blocks taken from the upstream (one chunk at construction, another
 // whenever no list can serve a request), on core's stream-ordered free lists
 // (rmmjs/stream_ordered_resource.hpp). FixedSizeBlocks is the policy: a free list is a queue of
-// blocks, and a bitmap per chunk says which blocks are handed out (so a double free is caught).
+// blocks (BlockQueue), and a bitmap per chunk says which blocks are handed out (so a double free is
+// caught).
 // All chunks go back upstream when the resource is destroyed.
 #pragma once
 
@@ -23,48 +24,43 @@ class FixedSizeBlocks {
  public:
   static constexpr const char* kTypeName = "FixedSizeMemoryResource";
   using FreeList = BlockQueue;
+  using Block = BlockQueue::Block;
   using Growth = stream_ordered::Growth<FreeList>;
 
-  // block_size is aligned up to 256; both arguments must be non-zero and their product fit in a
-  // size_t (checked by the caller).
+  // block_size is aligned up to 256; both arguments are non-zero and their product fits in a
+  // size_t (FixedSizeMemoryResource's constructor in TypeScript checks them).
   FixedSizeBlocks(ResourceRef upstream, size_t block_size, size_t blocks_to_preallocate);
 
   rmmjs_resource* Upstream() const { return upstream_.get(); }
   size_t block_size() const { return block_size_; }
 
   // The policy of StreamOrderedResource.
+  FreeList NewFreeList() const { return FreeList(block_size_); }
   rmmjs_status Init(FreeList& legacy);
   rmmjs_status BlockSize(size_t bytes, size_t* size) const {
     if (bytes > block_size_) return TooLarge(bytes);
     *size = block_size_;
     return RMMJS_OK;
   }
-  uintptr_t Take(FreeList& list, size_t) {
-    if (list.empty()) return 0;
-    const auto block = reinterpret_cast<uintptr_t>(list.Pop());
+  uintptr_t HandOut(Block block) noexcept {
     Chunk* chunk = nullptr;
     size_t index = 0;
     Locate(block, &chunk, &index);
     chunk->allocated[index / 64] |= uint64_t{1} << (index % 64);
     return block;
   }
-  size_t Fit(const FreeList& list, size_t size) const { return list.empty() ? 0 : size; }
-  bool Empty(const FreeList& list) const { return list.empty(); }
-  size_t FreeBytes(const FreeList& list) const { return list.size() * block_size_; }
-  void MoveAll(FreeList& from, FreeList& to);
-  rmmjs_status Free(FreeList& list, uintptr_t ptr, size_t bytes) {
+  rmmjs_status TakeBack(uintptr_t ptr, size_t bytes, Block* block) {
     Chunk* chunk = nullptr;
     size_t index = 0;
     if (!Locate(ptr, &chunk, &index)) return NotOurBlock(ptr, bytes);
     uint64_t& word = chunk->allocated[index / 64];
     const uint64_t bit = uint64_t{1} << (index % 64);
     if ((word & bit) == 0) return NotOurBlock(ptr, bytes);
-    list.Reserve(1);
     word &= ~bit;
-    list.Push(reinterpret_cast<void*>(ptr));
+    *block = ptr;
     return RMMJS_OK;
   }
-  rmmjs_status Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out);
+  rmmjs_status Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, Block* out);
   void Release();
 
  private:
@@ -75,7 +71,7 @@ class FixedSizeBlocks {
   };
 
   // The chunk and block index of ptr, or false when ptr is not the start of one of our blocks.
-  bool Locate(uintptr_t ptr, Chunk** chunk, size_t* index) {
+  bool Locate(uintptr_t ptr, Chunk** chunk, size_t* index) noexcept {
     auto after = std::upper_bound(chunks_.begin(), chunks_.end(), ptr,
                                   [](uintptr_t value, const Chunk& c) { return value < c.base; });
     if (after == chunks_.begin()) return false;

@@ -16,28 +16,51 @@ constexpr size_t kHostDefaultPoolSize = size_t{256} << 20;
 
 }  // namespace
 
-PoolBlocks::PoolBlocks(ResourceRef upstream, size_t initial_pool_size, std::optional<size_t> maximum_pool_size)
+PoolBlocks::PoolBlocks(ResourceRef upstream, std::optional<size_t> initial_pool_size,
+                       std::optional<size_t> maximum_pool_size)
     : upstream_(std::move(upstream)), initial_pool_size_(initial_pool_size), maximum_pool_size_(maximum_pool_size) {}
 
-rmmjs_status PoolBlocks::Validate(std::optional<size_t> initial_pool_size, std::optional<size_t> maximum_pool_size) {
-  if (initial_pool_size.has_value() && *initial_pool_size % kAlignment != 0) {
+rmmjs_status PoolBlocks::Validate() const {
+  if (initial_pool_size_.has_value() && *initial_pool_size_ % kAlignment != 0) {
     return Fail(RMMJS_ERR_LOGIC, "Error, Initial pool size required to be a multiple of 256 bytes");
   }
-  if (maximum_pool_size.has_value() && *maximum_pool_size % kAlignment != 0) {
+  if (maximum_pool_size_.has_value() && *maximum_pool_size_ % kAlignment != 0) {
     return Fail(RMMJS_ERR_LOGIC, "Error, Maximum pool size required to be a multiple of 256 bytes");
   }
-  if (initial_pool_size.has_value() && maximum_pool_size.has_value() && *initial_pool_size > *maximum_pool_size) {
+  if (initial_pool_size_.has_value() && maximum_pool_size_.has_value() && *initial_pool_size_ > *maximum_pool_size_) {
     return Fail(RMMJS_ERR_LOGIC, "Initial pool size exceeds the maximum pool size!");
   }
   return RMMJS_OK;
 }
 
-rmmjs_status PoolBlocks::DefaultInitialPoolSize(int32_t device, std::optional<size_t> maximum_pool_size, size_t* out) {
+rmmjs_status PoolBlocks::Init(FreeList& legacy) {
+  RMMJS_TRY(Validate());
+  size_t initial_pool_size = 0;
+  RMMJS_TRY(InitialPoolSize(&initial_pool_size));
+  if (initial_pool_size == 0) return RMMJS_OK;
+  size_t bytes = initial_pool_size;
+  void* block = nullptr;
+  RMMJS_TRY(AllocateUpstream(initial_pool_size, &bytes, kDefaultStream, &block));
+  try {
+    blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), bytes, 0, legacy);
+  } catch (const std::bad_alloc&) {
+    CoreApi()->deallocate(upstream_.get(), block, bytes, kDefaultStream);
+    throw;
+  }
+  pool_size_ = bytes;
+  return RMMJS_OK;
+}
+
+rmmjs_status PoolBlocks::InitialPoolSize(size_t* out) const {
+  if (initial_pool_size_.has_value()) {
+    *out = *initial_pool_size_;
+    return RMMJS_OK;
+  }
   size_t size = kHostDefaultPoolSize;
   if (CoreApi()->cuda_available()) {
     size_t free_bytes = 0;
     size_t total_bytes = 0;
-    RMMJS_TRY(CoreApi()->mem_get_info(device, &free_bytes, &total_bytes));
+    RMMJS_TRY(CoreApi()->mem_get_info(upstream_.get()->device, &free_bytes, &total_bytes));
     size = AlignDown(free_bytes / 2, kAlignment);
   } else {
     // Host mode: 256 MiB, or half the host's memory where that is less.
@@ -47,22 +70,7 @@ rmmjs_status PoolBlocks::DefaultInitialPoolSize(int32_t device, std::optional<si
       size = std::min(size, AlignDown(static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 2, kAlignment));
     }
   }
-  *out = maximum_pool_size.has_value() ? std::min(size, *maximum_pool_size) : size;
-  return RMMJS_OK;
-}
-
-rmmjs_status PoolBlocks::Init(FreeList& legacy) {
-  if (initial_pool_size_ == 0) return RMMJS_OK;
-  size_t bytes = initial_pool_size_;
-  void* block = nullptr;
-  RMMJS_TRY(AllocateUpstream(initial_pool_size_, &bytes, kDefaultStream, &block));
-  try {
-    free_blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), bytes, 0, legacy);
-  } catch (const std::bad_alloc&) {
-    CoreApi()->deallocate(upstream_.get(), block, bytes, kDefaultStream);
-    throw;
-  }
-  pool_size_ = bytes;
+  *out = maximum_pool_size_.has_value() ? std::min(size, *maximum_pool_size_) : size;
   return RMMJS_OK;
 }
 
@@ -76,7 +84,7 @@ size_t PoolBlocks::SizeToGrow(size_t size) const {
 
 // RMM's try_to_expand. The upstream calls run without the lock (the bytes are reserved in growing_
 // meanwhile).
-rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out) {
+rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, Block** out) {
   std::vector<Range> released;
   std::vector<FreeList*> released_from;
   size_t try_size = SizeToGrow(size);
@@ -98,9 +106,9 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
   growth.Relock();
   growing_ -= reserved;
   RMMJS_TRY(status);
-  pool::Block* handed_out = nullptr;
+  Block* taken = nullptr;
   try {
-    handed_out = free_blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), try_size, size, own);
+    taken = blocks_.AddUpstream(reinterpret_cast<uintptr_t>(block), try_size, size, own);
   } catch (const std::bad_alloc&) {
     growth.Unlock();
     CoreApi()->deallocate(upstream_.get(), block, try_size, stream);
@@ -108,8 +116,7 @@ rmmjs_status PoolBlocks::Grow(Growth& growth, FreeList& own, rmmjs_stream stream
     throw;
   }
   pool_size_ += try_size;
-  Track(handed_out);
-  *out = handed_out->start;
+  *out = taken;
   return RMMJS_OK;
 }
 
@@ -136,17 +143,17 @@ bool PoolBlocks::TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<Range>* b
   const size_t used = pool_size_ + growing_;
   if (size > maximum || used + size <= maximum) return false;
   const size_t needed = used + size - maximum;
-  std::vector<const pool::UpstreamBlock*> candidates;
+  std::vector<const UpstreamBlock*> candidates;
   std::vector<FreeList*> ignored;
-  for (const auto& block : free_blocks_.upstream_blocks()) {
-    if (pool::CoalescingFreeBlocks::IsWhollyFree(*block, &ignored)) candidates.push_back(block.get());
+  for (const auto& block : blocks_.upstream_blocks()) {
+    if (CoalescingBlocks::IsWhollyFree(*block, &ignored)) candidates.push_back(block.get());
   }
   // The smallest block that makes room on its own, else the largest blocks until there is room.
   std::sort(candidates.begin(), candidates.end(),
-            [](const pool::UpstreamBlock* a, const pool::UpstreamBlock* b) { return a->size < b->size; });
+            [](const UpstreamBlock* a, const UpstreamBlock* b) { return a->size < b->size; });
   auto enough = std::find_if(candidates.begin(), candidates.end(),
-                             [needed](const pool::UpstreamBlock* block) { return block->size >= needed; });
-  std::vector<const pool::UpstreamBlock*> taken;
+                             [needed](const UpstreamBlock* block) { return block->size >= needed; });
+  std::vector<const UpstreamBlock*> taken;
   if (enough != candidates.end()) {
     taken.push_back(*enough);
   } else {
@@ -158,11 +165,11 @@ bool PoolBlocks::TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<Range>* b
     if (found < needed) return false;
   }
   blocks->reserve(taken.size());
-  for (const pool::UpstreamBlock* block : taken) pool::CoalescingFreeBlocks::IsWhollyFree(*block, lists);
-  for (const pool::UpstreamBlock* block : taken) {
+  for (const UpstreamBlock* block : taken) CoalescingBlocks::IsWhollyFree(*block, lists);
+  for (const UpstreamBlock* block : taken) {
     blocks->push_back({block->begin, block->size});
     pool_size_ -= block->size;
-    free_blocks_.RemoveUpstream(block);
+    blocks_.RemoveUpstream(block);
   }
   return true;
 }
@@ -176,7 +183,7 @@ rmmjs_status PoolBlocks::ReturnToUpstream(const std::vector<Range>& blocks, rmmj
 }
 
 void PoolBlocks::Release() {
-  for (const auto& block : free_blocks_.upstream_blocks()) {
+  for (const auto& block : blocks_.upstream_blocks()) {
     if (CoreApi()->deallocate(upstream_.get(), reinterpret_cast<void*>(block->begin), block->size, kDefaultStream) !=
         RMMJS_OK) {
       LogAt(RMMJS_LOG_ERROR, "PoolMemoryResource: returning memory upstream failed: " + LastErrorMessage());
@@ -184,7 +191,7 @@ void PoolBlocks::Release() {
   }
 }
 
-void PoolBlocks::Track(pool::Block* block) noexcept {
+void PoolBlocks::Track(Block* block) noexcept {
   try {
     handed_out_.Insert(AsPointer(block->start), block);
     // Written only when it changes: the records of blocks that threads reuse side by side may share
@@ -200,15 +207,15 @@ void PoolBlocks::Track(pool::Block* block) noexcept {
   }
 }
 
-rmmjs_status PoolBlocks::FreeUntracked(FreeList& list, uintptr_t ptr, size_t bytes, size_t size) {
-  const pool::UpstreamBlock* upstream = free_blocks_.FindUpstream(ptr);
+rmmjs_status PoolBlocks::TakeBackUntracked(uintptr_t ptr, size_t bytes, size_t size, Block** out) {
+  const UpstreamBlock* upstream = blocks_.FindUpstream(ptr);
   if (upstream != nullptr && size != 0 && size <= upstream->end() - ptr) {
     // A block handed out while the table had no room for it. One that is tracked but not in the
     // table is in a thread's cache: freed already.
-    pool::Block* block = pool::CoalescingFreeBlocks::BlockAt(*upstream, ptr);
+    Block* block = CoalescingBlocks::BlockAt(*upstream, ptr);
     if (block != nullptr && block->list == nullptr && !block->tracked.load(std::memory_order_relaxed) &&
         block->size == size) {
-      free_blocks_.Free(list, block);
+      *out = block;
       return RMMJS_OK;
     }
   }
@@ -216,12 +223,12 @@ rmmjs_status PoolBlocks::FreeUntracked(FreeList& list, uintptr_t ptr, size_t byt
 }
 
 rmmjs_status PoolBlocks::Refuse(uintptr_t ptr, size_t bytes, size_t size, const char* why) const {
-  const pool::UpstreamBlock* upstream = free_blocks_.FindUpstream(ptr);
+  const UpstreamBlock* upstream = blocks_.FindUpstream(ptr);
   if (upstream == nullptr || size == 0 || (ptr - upstream->begin) % kAlignment != 0 || size > upstream->end() - ptr) {
     return NotHandedOut(ptr, bytes, "not memory this pool handed out");
   }
   if (why == nullptr) {
-    why = pool::CoalescingFreeBlocks::Overlaps(*upstream, ptr, size) ? kAlreadyFree : "not memory this pool handed out";
+    why = CoalescingBlocks::Overlaps(*upstream, ptr, size) ? kAlreadyFree : "not memory this pool handed out";
   }
   return NotHandedOut(ptr, bytes, why);
 }

@@ -1,7 +1,7 @@
 // RMM's pool_memory_resource: a coalescing best-fit suballocator over blocks taken from an
-// upstream resource, on core's stream-ordered free lists (rmmjs/stream_ordered_resource.hpp).
-// PoolBlocks is the policy: what a free block is, how a request is cut from one, and how the pool
-// grows (RMM's try_to_expand).
+// upstream resource, on core's stream-ordered free lists (rmmjs/stream_ordered_resource.hpp) of
+// coalescing blocks (rmmjs/coalescing_free_list.hpp). PoolBlocks is the policy: its sizes, a table
+// of the blocks it handed out, and how the pool grows (RMM's try_to_expand).
 #pragma once
 
 #include <atomic>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "coalescing_free_blocks.h"
 #include "rmmjs/abi.h"
+#include "rmmjs/coalescing_free_list.hpp"
 #include "rmmjs/format.hpp"
 #include "rmmjs/pointer_table.hpp"
 #include "rmmjs/resource.hpp"
@@ -23,76 +23,65 @@ namespace rmmjs {
 class PoolBlocks {
  public:
   static constexpr const char* kTypeName = "PoolMemoryResource";
-  using FreeList = pool::StreamFreeList;
+  using FreeList = CoalescingFreeList;
+  using Block = coalescing::Block;
+  using UpstreamBlock = coalescing::UpstreamBlock;
   using Growth = stream_ordered::Growth<FreeList>;
 
-  // Sizes as the user gave them (no maximum: the pool grows without limit); Validate first.
-  PoolBlocks(ResourceRef upstream, size_t initial_pool_size, std::optional<size_t> maximum_pool_size);
-
-  // RMM's configuration checks of the sizes given (ERR_RMM_LOGIC with RMM's sentences).
-  static rmmjs_status Validate(std::optional<size_t> initial_pool_size, std::optional<size_t> maximum_pool_size);
-  // Half the free memory of device (RMM's default), or a fixed size in host mode; at most maximum.
-  static rmmjs_status DefaultInitialPoolSize(int32_t device, std::optional<size_t> maximum_pool_size, size_t* out);
+  // Sizes as the user gave them, each optional (Init checks them and picks the default initial
+  // size; no maximum: the pool grows without limit).
+  PoolBlocks(ResourceRef upstream, std::optional<size_t> initial_pool_size, std::optional<size_t> maximum_pool_size);
 
   rmmjs_resource* Upstream() const { return upstream_.get(); }
   // Bytes currently taken from upstream.
   size_t pool_size() const { return pool_size_; }
 
   // The policy of StreamOrderedResource.
+  FreeList NewFreeList() { return FreeList(blocks_); }
+  // RMM's checks of the sizes given (ERR_RMM_LOGIC with RMM's sentences), then the initial memory.
   rmmjs_status Init(FreeList& legacy);
   rmmjs_status BlockSize(size_t bytes, size_t* size) const {
     if (bytes > SIZE_MAX - kAlignment) return Exceeded(bytes, "the size cannot be aligned to 256 bytes");
     *size = AlignUp(bytes, kAlignment);
     return RMMJS_OK;
   }
-  uintptr_t Take(FreeList& list, size_t size) {
-    pool::Block* block = free_blocks_.TakeBestFit(list, size);
-    if (block == nullptr) return 0;
+  // Thread-safe (a thread with a cache hands out its blocks without the lock).
+  uintptr_t HandOut(Block* block) noexcept {
     Track(block);
     return block->start;
   }
-  size_t Fit(const FreeList& list, size_t size) const { return pool::CoalescingFreeBlocks::BestFitSize(list, size); }
-  bool Empty(const FreeList& list) const { return list.empty(); }
-  size_t FreeBytes(const FreeList& list) const { return list.free_bytes; }
-  void MoveAll(FreeList& from, FreeList& to) { free_blocks_.MoveAll(from, to); }
-  rmmjs_status Free(FreeList& list, uintptr_t ptr, size_t bytes) {
+  rmmjs_status TakeBack(uintptr_t ptr, size_t bytes, Block** out) {
     const size_t size = bytes > SIZE_MAX - kAlignment ? 0 : AlignUp(bytes, kAlignment);
-    pool::Block* block = nullptr;
+    Block* block = nullptr;
     if (handed_out_.Take(AsPointer(ptr), &block)) {
       // Only a block as it was handed out: another size would put memory still in use on a free
       // list (and hand it out twice).
       if (block->size == size) {
-        free_blocks_.Free(list, block);
+        *out = block;
         return RMMJS_OK;
       }
       handed_out_.Insert(AsPointer(ptr), block);  // back into the slot it just left: no allocation
       return Refuse(ptr, bytes, size, kAlreadyFree);
     }
-    return FreeUntracked(list, ptr, bytes, size);
+    return TakeBackUntracked(ptr, bytes, size, out);
   }
-  rmmjs_status Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, uintptr_t* out);
+  rmmjs_status Grow(Growth& growth, FreeList& own, rmmjs_stream stream, size_t size, Block** out);
   void Release();
 
   // The per-thread caches' part of the policy (thread-safe, without the lock). A cached block's
   // record travels with it.
   bool TakeHandedOut(uintptr_t ptr, size_t bytes, CachedBlock* cached) {
     if (bytes > SIZE_MAX - kAlignment) return false;
-    pool::Block* block = nullptr;
+    Block* block = nullptr;
     if (!handed_out_.Take(AsPointer(ptr), &block)) return false;
     if (block->size != AlignUp(bytes, kAlignment)) {
-      handed_out_.Insert(AsPointer(ptr), block);  // back as it was (into the slot it just left); Free says why
+      handed_out_.Insert(AsPointer(ptr), block);  // back as it was (into the slot it just left); TakeBack says why
       return false;
     }
     cached->ptr = ptr;
     cached->size = block->size;
     cached->record = block;
     return true;
-  }
-  // A cached block handed out again.
-  void Remember(const CachedBlock& cached) noexcept { Track(static_cast<pool::Block*>(cached.record)); }
-  // Under the lock (never allocates).
-  void InsertFree(FreeList& list, const CachedBlock& cached) {
-    free_blocks_.Free(list, static_cast<pool::Block*>(cached.record));
   }
 
  private:
@@ -101,6 +90,10 @@ class PoolBlocks {
     size_t size;
   };
 
+  rmmjs_status Validate() const;  // RMM's configuration checks of the sizes given
+  // The size given, else half the free memory of the device (RMM's default), or a fixed size in host
+  // mode; at most the maximum.
+  rmmjs_status InitialPoolSize(size_t* out) const;
   size_t SizeToGrow(size_t size) const;
   bool TakeWhollyFreeUpstreamBlocks(size_t size, std::vector<Range>* blocks, std::vector<FreeList*>* lists);
   rmmjs_status ReturnToUpstream(const std::vector<Range>& blocks, rmmjs_stream stream);
@@ -110,9 +103,9 @@ class PoolBlocks {
   [[gnu::cold]] static rmmjs_status GrowthFailed(rmmjs_stream stream, size_t size, const std::string& reason);
   // Records a block handed out in the table, where frees find its record. Out of host memory for
   // the table, the block is handed out all the same: its free then finds the record by a walk.
-  void Track(pool::Block* block) noexcept;
+  void Track(Block* block) noexcept;
   // The frees the table cannot answer: a block whose record is not in the table, or no block.
-  [[gnu::cold]] rmmjs_status FreeUntracked(FreeList& list, uintptr_t ptr, size_t bytes, size_t size);
+  [[gnu::cold]] rmmjs_status TakeBackUntracked(uintptr_t ptr, size_t bytes, size_t size, Block** out);
   // Why [ptr, ptr + size) cannot be freed: `why`, unless it is no memory this pool handed out.
   [[gnu::cold]] rmmjs_status Refuse(uintptr_t ptr, size_t bytes, size_t size, const char* why) const;
   [[gnu::cold]] static rmmjs_status NotHandedOut(uintptr_t ptr, size_t bytes, const char* why);
@@ -123,15 +116,15 @@ class PoolBlocks {
   static constexpr const char* kAlreadyFree = "the range is already free (freed twice, or the wrong size)";
 
   ResourceRef upstream_;
-  size_t initial_pool_size_;
+  std::optional<size_t> initial_pool_size_;
   std::optional<size_t> maximum_pool_size_;
 
-  size_t pool_size_ = 0;  // committed upstream bytes
-  size_t growing_ = 0;    // bytes being requested from upstream right now (outside the lock)
-  pool::CoalescingFreeBlocks free_blocks_;
+  size_t pool_size_ = 0;     // committed upstream bytes
+  size_t growing_ = 0;       // bytes being requested from upstream right now (outside the lock)
+  CoalescingBlocks blocks_;  // the upstream allocations and their blocks' records
   // Every block handed out, by address: its record. Sharded: threads with caches check their frees
   // here without the pool's lock.
-  ShardedPointerTable<pool::Block*> handed_out_;
+  ShardedPointerTable<Block*> handed_out_;
   std::atomic<bool> told_untracked_{false};  // the log said once that frees are slower
 };
 
