@@ -34,3 +34,10 @@ it('kills a process still running after timeout ms, with its threads in stderr',
   expect([run.status, run.signal]).toEqual([null, 'SIGKILL']);
   expect(run.stderr).toContain('still running after 1000 ms');
 });
+
+it('collect() (@rmmjs/test-helpers/child) runs the finalizers of what it collected; it needs --expose-gc', () => {
+  expect(runInProcess(child('collects'), { nodeArgs: ['--expose-gc'] })).toMatchObject({ status: 0, stdout: 'true' });
+  const without = runInProcess(child('collects'));
+  expect(without.status).toBe(1);
+  expect(without.stderr).toContain('Error: collect() needs node --expose-gc');
+});
