@@ -3,14 +3,16 @@
 
 /**
  * `rounds` full collections, each followed by a turn of the event loop in which the finalizers of
- * what it collected run (the child runs with node's --expose-gc).
+ * what it collected run, or by `waitMs` ms (for what other threads hand back to this one). The
+ * child runs with node's --expose-gc.
  * @param {number} [rounds]
+ * @param {number} [waitMs]
  */
-export async function collect(rounds = 5) {
+export async function collect(rounds = 5, waitMs) {
   const { gc } = globalThis;
   if (gc === undefined) throw new Error('collect() needs node --expose-gc');
   for (let i = 0; i < rounds; i++) {
     gc();
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => (waitMs === undefined ? setImmediate(resolve) : setTimeout(resolve, waitMs)));
   }
 }
