@@ -30,9 +30,15 @@ export function spawnWithHangReport(
   options?: { env?: NodeJS.ProcessEnv; timeout?: number },
 ): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; error?: Error };
 
+/**
+ * Runs `script` in a fresh `node` with `nodeArgs`: a module (its URL) started with `args` as its
+ * `process.argv.slice(2)`, or an ES module body run after `core` and `modules` are imported.
+ */
 export function runInProcess(
-  code: string,
+  script: URL | string,
   options?: {
+    /** What a module gets as `process.argv.slice(2)`. */
+    args?: string[];
     modules?: Record<string, string>;
     env?: Record<string, string | undefined>;
     nodeArgs?: string[];

@@ -91,26 +91,31 @@ export function spawnWithHangReport(command, args, { env, timeout } = {}) {
 }
 
 /**
- * Runs `code` (an ES module body; `core` and one variable per entry of `modules` are imported
- * first) in a fresh `node` with `nodeArgs`, for what a process can do only once (load a driver,
- * open the debug log, exit with buffers alive). `env` is merged over this process's environment
- * (`undefined` removes a variable). With `debugLog`, RMM_DEBUG_LOG_FILE names a fresh file whose
- * text comes back as `log` ('' when nothing was logged). Returns the exit status, trimmed stdout
- * and stderr. With `timeout` (ms), a process still running then is killed (SIGKILL): `status` is
- * null and `signal` says so, so a hang is a result instead of a stuck suite (with the native
- * stacks of its threads in `stderr`, as spawnWithHangReport).
+ * Runs `script` in a fresh `node` with `nodeArgs`, for what a process can do only once (load a
+ * driver, open the debug log, exit with buffers alive): a module of its own (its URL, e.g.
+ * `new URL('./children/<name>.js', import.meta.url)`) started with `args` as its
+ * `process.argv.slice(2)`, or a string, an ES module body run after `core` and one variable per
+ * entry of `modules` are imported. `env` is merged over this process's environment (`undefined`
+ * removes a variable). With `debugLog`, RMM_DEBUG_LOG_FILE names a fresh file whose text comes back
+ * as `log` ('' when nothing was logged). Returns the exit status, trimmed stdout and stderr. With
+ * `timeout` (ms), a process still running then is killed (SIGKILL): `status` is null and `signal`
+ * says so, so a hang is a result instead of a stuck suite (with the native stacks of its threads in
+ * `stderr`, as spawnWithHangReport).
  */
-export function runInProcess(code, { modules = {}, env = {}, nodeArgs = [], debugLog = false, timeout } = {}) {
+export function runInProcess(
+  script,
+  { args = [], modules = {}, env = {}, nodeArgs = [], debugLog = false, timeout } = {},
+) {
   const dir = debugLog ? mkdtempSync(join(tmpdir(), 'rmmjs-debug-log-')) : undefined;
   const logFile = dir && join(dir, 'debug.log');
   const merged = { ...process.env, ...(debugLog ? { RMM_DEBUG_LOG_FILE: logFile } : {}), ...env };
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete merged[key];
-  const script = `${importStatements(modules)}\n${code}`;
+  const command =
+    script instanceof URL
+      ? [fileURLToPath(script), ...args]
+      : ['--input-type=module', '-e', `${importStatements(modules)}\n${script}`];
   try {
-    const run = spawnWithHangReport(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], {
-      env: merged,
-      timeout,
-    });
+    const run = spawnWithHangReport(process.execPath, [...nodeArgs, ...command], { env: merged, timeout });
     const result = { status: run.status, signal: run.signal, stdout: run.stdout.trim(), stderr: run.stderr };
     if (debugLog) result.log = readIfThere(logFile);
     return result;

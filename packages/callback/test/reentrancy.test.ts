@@ -1,12 +1,10 @@
 // A DeviceBuffer operation whose allocation or free runs JavaScript that touches the same buffer
 // (frees it, resizes it, copies it, detaches the host memory it copies from): never a crash, a
 // double free or stale bytes; the operation fails with ERR_RMM_DISPOSED where the buffer was freed.
-import { spawnSync } from 'node:child_process';
 import { DeviceBuffer, RMMError, getCurrentDeviceResource } from '@rmmjs/core';
 import { CallbackMemoryResource } from '@rmmjs/callback';
-import { expectBytes, pattern, thrown } from '@rmmjs/test-helpers';
+import { expectBytes, pattern, runInProcess, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { workerInChild } from './support.js';
 
 type Hook = (() => void) | undefined;
 
@@ -192,19 +190,10 @@ describe('free() whose deallocate runs JavaScript', () => {
 
 describe('worker.terminate() while the worker is inside DeviceBuffer.free()', () => {
   it('the worker ends cleanly: no double free in its teardown', () => {
-    const script = `
-      for (let i = 0; i < 5; i++) {
-        const worker = ${workerInChild('stuck-in-free')};
-        await new Promise((resolve, reject) => {
-          worker.once('message', () => void worker.terminate().then(resolve, reject));
-          worker.once('error', reject);
-        });
-      }
-      console.log('ok');`;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const run = runInProcess(new URL('./children/terminates-in-free.js', import.meta.url));
     expect(run.stderr).not.toMatch(/Sanitizer|double free|corrupted|invalid chunk|Segmentation/);
     expect(run.signal).toBe(null);
     expect(run.status).toBe(0);
-    expect(run.stdout.trim()).toBe('ok');
+    expect(run.stdout).toBe('ok');
   });
 });

@@ -5,7 +5,7 @@ import { CallbackMemoryResource } from '@rmmjs/callback';
 import { allocateOnNativeThread, allocateOnThreadPool } from '@rmmjs/test-addon';
 import { restoreCurrentDeviceResourceAfterEach, runWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { runNode, workerInChild, workerModule } from './support.js';
+import { runChild, workerModule } from './support.js';
 
 const WRONG_THREAD = 9; // RMMJS_ERR_WRONG_THREAD
 const otherThread = (op: string) =>
@@ -149,27 +149,7 @@ describe('concurrency', () => {
 
 describe('lifetime across threads', () => {
   it('functions of a resource that dies on a worker are released on the creating thread', () => {
-    const run = runNode(`
-      const base = core.getCurrentDeviceResource();
-      let collected = 0;
-      const registry = new FinalizationRegistry(() => { collected++; });
-      const previous = (() => {
-        const allocate = (n, s) => base.allocate(n, s);
-        registry.register(allocate, 'allocate');
-        return core.setCurrentDeviceResource(new callback.CallbackMemoryResource(allocate, (p, n, s) => base.deallocate(p, n, s)));
-      })();
-      const worker = ${workerInChild('holds-current')};
-      const next = () => new Promise((resolve) => worker.once('message', resolve));
-      const settle = async () => { for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); } };
-      await next();
-      core.setCurrentDeviceResource(previous);
-      await settle();
-      const whileHeld = collected;
-      worker.postMessage('release');
-      await next();
-      await settle();
-      console.log(whileHeld, collected);
-      await worker.terminate();`);
+    const run = runChild('worker-holds-functions');
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('0 1');
   });

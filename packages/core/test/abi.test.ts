@@ -12,7 +12,7 @@ import {
 } from '@rmmjs/core';
 import { abiVersion, coreApi, resourceHandle } from '@rmmjs/core/addon';
 import { native, type ResourceHandle } from '@rmmjs/core/internal';
-import { expectBytes, onFake, pattern, runInWorker, thrown } from '@rmmjs/test-helpers';
+import { expectBytes, onFake, pattern, runWorker, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CountingResourceAdaptor, counting } from './counting-adaptor.js';
 import { probe } from './probe.js';
@@ -284,20 +284,7 @@ describe('a resource implemented in plain C (test/addon/counting_adaptor.c)', ()
       expect(mr.counts()).toEqual({ allocations: 1, deallocations: 1, bytesOutstanding: 0 });
       // A worker sees the same native resource (as a plain DeviceMemoryResource until it loads the
       // addon), allocates through it, and stacks its own adaptor on it.
-      const seen = await runInWorker(
-        `const mr = core.getCurrentDeviceResource();
-         const counting = coreAddon.loadAddon(workerData.addonUrl, './rmmjs_counting_adaptor', 'counting-adaptor');
-         const own = coreAddon.wrapResource(counting.create(coreAddon.resourceHandle(mr, 'upstream')));
-         const ptr = own.allocate(2048);
-         const counts = [counting.counts(coreAddon.resourceHandle(mr, 'mr')), counting.counts(coreAddon.resourceHandle(own, 'own'))];
-         own.deallocate(ptr, 2048);
-         own[Symbol.dispose]();
-         return [mr.constructor.name, counts];`,
-        {
-          modules: { coreAddon: '@rmmjs/core/addon' },
-          workerData: { addonUrl: new URL('../build/test-addons/', import.meta.url).href },
-        },
-      );
+      const seen = await runWorker(new URL('./workers/stacks-counting-adaptor.js', import.meta.url));
       expect(seen).toEqual([
         'DeviceMemoryResource',
         [

@@ -8,9 +8,10 @@ import {
   PinnedHostMemoryResource,
   SamHeadroomMemoryResource,
 } from '@rmmjs/core';
-import { backend, fakeCudaLibraryPath, onFake, onHost, thrown, withCuda } from '@rmmjs/test-helpers';
+import { backend, fakeCudaLibraryPath, onFake, onHost, runInProcess, thrown, withCuda } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
-import { runNode } from './run-node.js';
+
+const child = (name: string) => new URL(`./children/${name}.js`, import.meta.url);
 
 describe('cuda', () => {
   it('is available exactly when the backend has a driver', () => {
@@ -96,38 +97,33 @@ describe.runIf(onHost())('host mode: CUDA-only resources say what to do', () => 
 // Each of these loads the driver in a fresh process: a process loads it once.
 describe('driver loading', () => {
   it('importing never loads the driver; an unloadable RMMJS_CUDA_LIBRARY is an error, not host mode', () => {
-    const run = runNode(
-      `console.log('imported');
-       try { core.cuda.isAvailable(); console.log('available'); }
-       catch (e) { console.log(e.constructor.name, e.code, e.message.includes('/no/such/libcuda.so')); }
-       try { new core.DeviceBuffer({ size: 8 }); console.log('allocated'); }
-       catch (e) { console.log(e.code); }`,
-      { RMMJS_CUDA_LIBRARY: '/no/such/libcuda.so', RMMJS_DISABLE_CUDA: undefined },
-    );
+    const run = runInProcess(child('loads-the-driver'), {
+      env: { RMMJS_CUDA_LIBRARY: '/no/such/libcuda.so', RMMJS_DISABLE_CUDA: undefined },
+    });
     expect(run.stderr).toBe('');
-    expect(run.stdout.split('\n')).toEqual([
-      'imported',
-      'CudaError ERR_CUDA_DRIVER_NOT_FOUND true',
+    const [imported, available, allocated] = run.stdout.split('\n');
+    expect(imported).toBe('imported');
+    const [name, code, message] = JSON.parse(available);
+    expect([name, code, message.includes('/no/such/libcuda.so')]).toEqual([
+      'CudaError',
       'ERR_CUDA_DRIVER_NOT_FOUND',
+      true,
     ]);
+    expect(JSON.parse(allocated)[1]).toBe('ERR_CUDA_DRIVER_NOT_FOUND');
   });
 
   it('a library without a driver in it is an error too', () => {
-    const run = runNode(
-      `try { core.cuda.isAvailable(); console.log('available'); } catch (e) { console.log(e.code, /missing cu/.test(e.message)); }`,
-      { RMMJS_CUDA_LIBRARY: 'libc.so.6', RMMJS_DISABLE_CUDA: undefined },
-    );
-    expect(run.stdout).toBe('ERR_CUDA_DRIVER_NOT_FOUND true');
+    const run = runInProcess(child('loads-the-driver'), {
+      env: { RMMJS_CUDA_LIBRARY: 'libc.so.6', RMMJS_DISABLE_CUDA: undefined },
+    });
+    const [, code, message] = JSON.parse(run.stdout.split('\n')[1]);
+    expect([code, /missing cu/.test(message)]).toEqual(['ERR_CUDA_DRIVER_NOT_FOUND', true]);
   });
 
   it.runIf(backend() !== 'gpu')('the fake driver with no devices is host mode with ERR_CUDA_NO_DEVICE', () => {
-    const run = runNode(
-      `console.log(core.cuda.isAvailable(), core.cuda.getDeviceCount());
-       try { new core.CudaMemoryResource(); } catch (e) { console.log(e.code, e.message.includes('found no usable GPU')); }
-       const buffer = new core.DeviceBuffer({ data: new Uint8Array([7, 8]) });
-       console.log(buffer.toBytes().join(','), core.getCurrentDeviceResource().constructor.name);`,
-      { RMMJS_CUDA_LIBRARY: fakeCudaLibraryPath, RMMJS_FAKE_CUDA_DEVICES: '0', RMMJS_DISABLE_CUDA: undefined },
-    );
+    const run = runInProcess(child('finds-no-device'), {
+      env: { RMMJS_CUDA_LIBRARY: fakeCudaLibraryPath, RMMJS_FAKE_CUDA_DEVICES: '0', RMMJS_DISABLE_CUDA: undefined },
+    });
     expect(run.stderr).toBe('');
     expect(run.stdout.split('\n')).toEqual(['false 0', 'ERR_CUDA_NO_DEVICE true', '7,8 SystemMemoryResource']);
   });

@@ -154,14 +154,11 @@ describe.runIf(onFake())('on the fake driver', () => {
   // Destructors cannot throw: a stream or pool the driver refuses to destroy is logged (in a child
   // process, whose debug log the test reads).
   it.each([
-    ['cuStreamDestroy_v2', 'new core.Stream()[Symbol.dispose]();', 'Stream: cuStreamDestroy_v2 failed'],
-    [
-      'cuMemPoolDestroy',
-      'new core.CudaAsyncMemoryResource()[Symbol.dispose]();',
-      'CudaAsyncMemoryResource: cuMemPoolDestroy failed',
-    ],
-  ])('a failing %s is logged', (symbol, code, logged) => {
-    const run = runInProcess(code, {
+    ['cuStreamDestroy_v2', 'Stream', 'Stream: cuStreamDestroy_v2 failed'],
+    ['cuMemPoolDestroy', 'CudaAsyncMemoryResource', 'CudaAsyncMemoryResource: cuMemPoolDestroy failed'],
+  ])('a failing %s is logged', (symbol, disposed, logged) => {
+    const run = runInProcess(new URL('./children/disposes.js', import.meta.url), {
+      args: [disposed],
       env: { RMMJS_FAKE_CUDA_FAIL: `${symbol}:1:CUDA_ERROR_LAUNCH_FAILED` },
       debugLog: true,
     });

@@ -2,6 +2,7 @@
 // DeviceBuffers over memory a plain C addon lends (test/addon/lender.c), holds on a buffer's memory
 // that the addon takes and releases, and guards that refuse free().
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { DeviceBuffer, RMMError, Stream, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import {
   adoptMemory,
@@ -34,8 +35,11 @@ interface Lender {
   guardEvents(): [checks: number, destroyed: number];
 }
 
-const require = createRequire(import.meta.url);
-const lender = require('../build/test-addons/rmmjs_test_lender/build/Release/rmmjs_test_lender.node') as Lender;
+const child = (name: string) => new URL(`./children/${name}.js`, import.meta.url);
+const lenderPath = fileURLToPath(
+  new URL('../build/test-addons/rmmjs_test_lender/build/Release/rmmjs_test_lender.node', import.meta.url),
+);
+const lender = createRequire(import.meta.url)(lenderPath) as Lender;
 lender.init(coreApi);
 
 interface Counts {
@@ -150,17 +154,7 @@ describe('a DeviceBuffer over lent memory (adoptMemory)', () => {
   });
 
   it('is released by the collector when the buffer is dropped without free()', () => {
-    const run = runInProcess(
-      `const { createRequire } = await import('node:module');
-       const { coreApi, adoptMemory } = addon;
-       const lender = createRequire(${JSON.stringify(import.meta.url)})('../build/test-addons/rmmjs_test_lender/build/Release/rmmjs_test_lender.node');
-       lender.init(coreApi);
-       for (let i = 0; i < 20; i++) adoptMemory(lender.lend(4096, 0));
-       lender.lend(4096, 0); // a handle nobody takes
-       for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setImmediate(r)); }
-       console.log(lender.released());`,
-      { modules: { addon: '@rmmjs/core/addon' }, nodeArgs: ['--expose-gc'] },
-    );
+    const run = runInProcess(child('collects-lent-memory'), { args: [lenderPath], nodeArgs: ['--expose-gc'] });
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('21');
   });
@@ -247,15 +241,7 @@ describe("holds on a buffer's memory (holdMemory)", () => {
   });
 
   it('a hold nobody takes is released by the collector', () => {
-    const run = runInProcess(
-      `const { holdMemory } = addon;
-       const buffer = new core.DeviceBuffer({ size: 1 << 20 });
-       holdMemory(buffer);
-       buffer.free();
-       for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setImmediate(r)); }
-       console.log('ok');`,
-      { modules: { addon: '@rmmjs/core/addon' }, nodeArgs: ['--expose-gc'] },
-    );
+    const run = runInProcess(child('collects-a-hold'), { nodeArgs: ['--expose-gc'] });
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('ok');
   });

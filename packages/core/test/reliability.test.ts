@@ -19,13 +19,15 @@ import {
   setPerDeviceResource,
   type DeviceMemoryResource,
 } from '@rmmjs/core';
-import { expectBytes, fakeCuda, onFake, pattern, rejected, thrown } from '@rmmjs/test-helpers';
+import { expectBytes, fakeCuda, onFake, pattern, rejected, runInProcess, thrown } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pageableMemoryAccess } from './resource-table.js';
 
 const CUDA_ERROR_INVALID_VALUE = 1;
 const CUDA_ERROR_LAUNCH_FAILED = 719;
 const PAGEABLE_MEMORY_ACCESS = 88;
+
+const child = (name: string) => new URL(`./children/${name}.js`, import.meta.url);
 
 function expectCoded(error: any, Class: Function, code: string, text?: string): void {
   expect(error).toBeInstanceOf(Class);
@@ -283,33 +285,8 @@ describe.runIf(onFake())('a failure on the free path before the memory is freed'
 });
 
 describe.runIf(onFake())('the pinned staging of large copies', () => {
-  it('a transient failure while it is first made leaks nothing and is retried by the next copy', async () => {
-    const { runNode } = await import('./run-node.js');
-    const run = runNode(
-      `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
-       const { native } = await import('@rmmjs/core/internal');
-       native.setStagingShape({ lanes: 2 });
-       const size = 20 << 20;
-       const buffer = new core.DeviceBuffer({ size });
-       const base = fakeCuda.stats();
-       const out = [];
-       for (const [symbol, nth] of [['cuMemHostAlloc', 3], ['cuStreamCreateWithPriority', 1], ['cuEventCreate', 2]]) {
-         fakeCuda.failNext(symbol, nth, 'CUDA_ERROR_OUT_OF_MEMORY');
-         buffer.copyFromHost(pattern(size, nth));
-         fakeCuda.clearFaults();
-         fakeCuda.failAlways(symbol, 'CUDA_ERROR_OUT_OF_MEMORY'); // the check's own copy is not staged either
-         expectBytes(buffer.toBytes(), pattern(size, nth));
-         fakeCuda.clearFaults();
-         const s = fakeCuda.stats();
-         out.push([s.liveStreams - base.liveStreams, s.liveEvents - base.liveEvents, s.liveAllocations - base.liveAllocations].join(' '));
-       }
-       buffer.copyFromHost(pattern(size, 9));
-       const s = fakeCuda.stats();
-       out.push([s.liveStreams - base.liveStreams, s.liveEvents - base.liveEvents, s.liveAllocations - base.liveAllocations].join(' '));
-       expectBytes(buffer.toBytes(), pattern(size, 9));
-       buffer.free();
-       console.log(out.join(','));`,
-    );
+  it('a transient failure while it is first made leaks nothing and is retried by the next copy', () => {
+    const run = runInProcess(child('staging-retries'));
     // Each failed attempt is a warning and leaves nothing; then the ring: 1 stream, 1 + 8 events,
     // 8 pinned chunks (the default depth; the lanes only copy on the host).
     const warnings = run.stderr.split('\n').filter(Boolean);
@@ -333,62 +310,17 @@ describe.runIf(onFake())('the pinned staging of large copies', () => {
     { chunkBytes: 1100000, stores: 1, smallestSpan: 550000, spans: 23 },
   ])(
     'takes its chunk size ($chunkBytes), depth, piece, lane count, stores ($stores) and smallest span ($smallestSpan) from setStagingShape; every byte arrives both ways',
-    async ({ chunkBytes, stores, smallestSpan, spans }) => {
-      const { runNode } = await import('./run-node.js');
+    ({ chunkBytes, stores, smallestSpan, spans }) => {
       const shape = { chunkBytes, depth: 3, pieceBytes: 192 << 10, lanes: 3, stores, smallestSpan };
-      const run = runNode(
-        `const { fakeCuda, pattern, expectBytes } = await import('@rmmjs/test-helpers');
-       const { native } = await import('@rmmjs/core/internal');
-       native.setStagingShape(${JSON.stringify(shape)});
-       const size = (20 << 20) + 12345; // 3 chunks of 1 MiB, each reused: a short last span and piece
-       const buffer = new core.DeviceBuffer({ size });
-       const base = fakeCuda.stats();
-       buffer.copyFromHost(pattern(size, 5));
-       const s = fakeCuda.stats();
-       const memcpys = s.calls.cuMemcpyAsync - (base.calls.cuMemcpyAsync ?? 0);
-       expectBytes(buffer.toBytes(), pattern(size, 5)); // into a new (untouched) array
-       const target = new Uint8Array(size).fill(7);
-       expectBytes(buffer.copyToHost(target), pattern(size, 5)); // into one already in place
-       buffer.free();
-       console.log([s.liveStreams - base.liveStreams, s.liveEvents - base.liveEvents, s.liveAllocations - base.liveAllocations, memcpys].join(' '));`,
-      );
+      const run = runInProcess(child('staging-shape'), { args: [JSON.stringify(shape)] });
       expect(run.stderr).toBe('');
       // 1 stream, 1 + 3 events, 3 pinned chunks; one DMA per span.
       expect(run.stdout).toBe(`1 4 3 ${spans}`);
     },
   );
 
-  it('refuses a shape out of range (changing nothing), and any shape once the first staged copy fixed it', async () => {
-    const { runNode } = await import('./run-node.js');
-    const run = runNode(
-      `const { fakeCuda, pattern, expectBytes, thrown } = await import('@rmmjs/test-helpers');
-       const { native } = await import('@rmmjs/core/internal');
-       const refusal = (shape) => {
-         const error = thrown(() => native.setStagingShape(shape));
-         return [error.constructor.name, error.code, error.message].join(' | ');
-       };
-       const out = [
-         { depth: 2, stores: 4 },
-         { depth: 0 },
-         { chunkBytes: 1000 },
-         { pieceBytes: -1 },
-         { lanes: 65 },
-         { smallestSpan: 2 ** 31 },
-         { lanes: 1.5 },
-         { depth: '3' },
-         { chunk: 1 << 20 },
-       ].map(refusal);
-       const size = 20 << 20;
-       const buffer = new core.DeviceBuffer({ size });
-       const base = fakeCuda.stats();
-       buffer.copyFromHost(pattern(size, 3));
-       const s = fakeCuda.stats();
-       expectBytes(buffer.toBytes(), pattern(size, 3));
-       buffer.free();
-       out.push([s.liveStreams - base.liveStreams, s.liveAllocations - base.liveAllocations].join(' '));
-       out.push(refusal({ depth: 3 }));
-       console.log(JSON.stringify(out));`,
-    );
+  it('refuses a shape out of range (changing nothing), and any shape once the first staged copy fixed it', () => {
+    const run = runInProcess(child('staging-refusals'));
     expect(run.stderr).toBe('');
     const range = (name: string, from: number, to: number, received: number) =>
       `RangeError | ERR_OUT_OF_RANGE | The value of "shape.${name}" is out of range. It must be an integer from ${from} to ${to}. Received ${received}`;

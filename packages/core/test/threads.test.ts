@@ -43,6 +43,7 @@ function expectCoded(fn: () => unknown, Class: abstract new (...args: never[]) =
 }
 
 const workerModule = (name: string) => new URL(`./workers/${name}.js`, import.meta.url);
+const child = (name: string) => new URL(`./children/${name}.js`, import.meta.url);
 
 const FORGED = 'forged or altered';
 
@@ -145,11 +146,7 @@ describe('DeviceMemoryResource#share() and DeviceMemoryResource.fromShared()', (
   });
 
   it("another process's tokens are ERR_RMM_INVALID_TOKEN", () => {
-    const run = runInProcess(
-      `const token = new core.DeviceBuffer({ size: 8 }).transfer();
-       console.log(JSON.stringify([core.getCurrentDeviceResource().share(), token]));
-       core.DeviceBuffer.reclaim(token);`,
-    );
+    const run = runInProcess(child('prints-tokens'));
     const [resourceToken, bufferToken] = JSON.parse(run.stdout);
     const elsewhere = new RegExp(
       `^This (resource|DeviceBuffer) token was made in another process \\(process [0-9a-f]{16}, pid ${bufferToken.pid}; ` +
@@ -383,19 +380,9 @@ describe('worker termination in the middle of a transfer', () => {
   );
 
   it('transfers nobody claimed are freed when the process exits, with a warning in the debug log', () => {
-    for (const exit of ['', 'process.exit(3);']) {
-      const run = runInProcess(
-        `const { fakeCuda, onFake } = await import('@rmmjs/test-helpers');
-         const live = onFake() ? fakeCuda.stats().liveAllocations : 0;
-         new core.DeviceBuffer({ size: 1000 }).transfer();
-         new core.DeviceBuffer({ size: 3000 }).transfer();
-         core.DeviceBuffer.fromTransferred(new core.DeviceBuffer({ size: 5 }).transfer()).free();
-         // After core's own exit listener (registered when core was imported).
-         process.on('exit', () => console.log(onFake() ? fakeCuda.stats().liveAllocations - live : 0));
-         ${exit}`,
-        { debugLog: true },
-      );
-      expect(run.status).toBe(exit ? 3 : 0);
+    for (const ending of ['end', 'exit']) {
+      const run = runInProcess(child('leaves-transfers'), { args: [ending], debugLog: true });
+      expect(run.status).toBe(ending === 'exit' ? 3 : 0);
       expect(run.stdout).toBe('0');
       expect(run.log).toMatch(
         /\[warning\] DeviceBuffer: 2 transferred buffer\(s\) of 4000 bytes in all were never claimed \(DeviceBuffer\.fromTransferred\) nor reclaimed \(DeviceBuffer\.reclaim\); freeing them at exit\n$/,

@@ -3,8 +3,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runInProcess } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runChild } from './run-child.js';
 
 // RMM's "[%6t][%H:%M:%S:%f][%-6l] %v": the thread id right-aligned in 6, the level left-aligned in 6.
 const linePattern =
@@ -18,8 +18,11 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(code: string, modules: Record<string, string> = {}) {
-  const result = runChild(code, { env: { RMM_DEBUG_LOG_FILE: logFile }, modules });
+// Runs the child script test/children/<name>.js with its debug log in logFile.
+function run(name: string) {
+  const result = runInProcess(new URL(`./children/${name}.js`, import.meta.url), {
+    env: { RMM_DEBUG_LOG_FILE: logFile },
+  });
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   return result;
@@ -30,12 +33,7 @@ const logLines = () => readFileSync(logFile, 'utf8').split('\n').slice(0, -1);
 describe('the debug log file', () => {
   it("is $RMM_DEBUG_LOG_FILE, truncated, one line per message in RMM's pattern", () => {
     writeFileSync(logFile, 'a line from an earlier run\n');
-    const { stdout } = run(`
-      const clock = () => new Date().toTimeString().slice(0, 8);
-      const before = clock();
-      logging.setLoggingLevel(logging.LevelEnum.trace);
-      for (let level = 0; level <= 6; level++) native.log(level, 'message ' + level);
-      console.log(before, clock());`);
+    const { stdout } = run('logs-every-level');
     const [before, after] = stdout.split(' ');
     const lines = logLines();
     expect(lines).toHaveLength(7);
@@ -56,42 +54,19 @@ describe('the debug log file', () => {
   });
 
   it('holds messages below the level back, and the main thread logs as its process id', () => {
-    const { stdout } = run(`
-      native.log(1, 'debug: not logged');
-      native.log(2, 'info: logged');
-      logging.setLoggingLevel(logging.LevelEnum.error);
-      native.log(3, 'warning: not logged');
-      native.log(4, 'error: logged');
-      console.log(process.pid);`);
+    const { stdout } = run('holds-back-below-level');
     const lines = logLines();
     expect(lines.map((line) => linePattern.exec(line)![5])).toEqual(['info: logged', 'error: logged']);
     expect(linePattern.exec(lines[0])![1]).toBe(stdout.padStart(6));
   });
 
   it('below the flush level, messages wait for flushLogger()', () => {
-    const { stdout } = run(`
-      const { readFileSync } = await import('node:fs');
-      logging.setFlushLevel(logging.LevelEnum.critical);
-      native.log(4, 'buffered');
-      const before = readFileSync(process.env.RMM_DEBUG_LOG_FILE, 'utf8');
-      logging.flushLogger();
-      const after = readFileSync(process.env.RMM_DEBUG_LOG_FILE, 'utf8');
-      native.log(5, 'flushed at once');
-      const critical = readFileSync(process.env.RMM_DEBUG_LOG_FILE, 'utf8');
-      console.log(JSON.stringify([before, after.endsWith('] buffered\\n'), critical.endsWith('] flushed at once\\n')]));`);
+    const { stdout } = run('flushes');
     expect(JSON.parse(stdout)).toEqual(['', true, true]);
   });
 
   it('lines from many threads at once stay whole, each with its thread id', () => {
-    const worker = new URL('./workers/debug-lines.js', import.meta.url).href;
-    run(`
-      const { Worker } = await import('node:worker_threads');
-      await Promise.all([0, 1, 2, 3].map((n) => new Promise((resolve, reject) => {
-        // Not this process's --input-type, which a worker started from a file refuses.
-        const worker = new Worker(new URL(${JSON.stringify(worker)}), { workerData: n, execArgv: [] });
-        worker.once('exit', resolve);
-        worker.once('error', reject);
-      })));`);
+    run('logs-from-threads');
     const lines = logLines();
     expect(lines).toHaveLength(2000);
     const threads = new Map<string, string[]>();
@@ -111,19 +86,7 @@ describe('the debug log file', () => {
 
 describe("the resources' messages, at RMM's levels", () => {
   it('a pool that cannot grow logs an error; growing from upstream logs at debug', () => {
-    const { stdout } = run(
-      `
-      const mr = new pool.PoolMemoryResource(core.getCurrentDeviceResource(), { initialPoolSize: 1024, maximumPoolSize: 2048 });
-      const a = mr.allocate(1024);
-      try { mr.allocate(4096); } catch (e) { console.log(e.code); }
-      logging.setLoggingLevel(logging.LevelEnum.debug);
-      const b = mr.allocate(1024);
-      logging.setLoggingLevel(logging.LevelEnum.critical);
-      try { mr.allocate(4096); } catch (e) { console.log(e.code); }
-      mr.deallocate(a, 1024);
-      mr.deallocate(b, 1024);`,
-      { pool: '@rmmjs/pool' },
-    );
+    const { stdout } = run('pool-messages');
     expect(stdout).toBe('ERR_RMM_OUT_OF_MEMORY\nERR_RMM_OUT_OF_MEMORY');
     expect(logLines().map((line) => linePattern.exec(line)!.slice(4).join(''))).toEqual([
       'error [A][Stream 0][Upstream 4096B][FAILURE maximum pool size exceeded: Not enough room to grow, current/max/try size = 1024.000000 B, 2.000000 KiB, 4.000000 KiB]',
@@ -132,16 +95,7 @@ describe("the resources' messages, at RMM's levels", () => {
   });
 
   it("an arena's dump on failure is at info (details at debug); tracking's report at debug, its errors at error", () => {
-    run(
-      `
-      const arenaMr = new arena.ArenaMemoryResource(core.getCurrentDeviceResource(), { arenaSize: '1 MiB', dumpLogOnFailure: true });
-      try { arenaMr.allocate(8 * 1024 * 1024); } catch {}
-      const tracked = new tracking.TrackingResourceAdaptor(core.getCurrentDeviceResource());
-      const ptr = tracked.allocate(100);
-      tracked.logOutstandingAllocations();
-      tracked.deallocate(ptr, 99);`,
-      { arena: '@rmmjs/arena', tracking: '@rmmjs/tracking' },
-    );
+    run('arena-and-tracking-messages');
     const levels = logLines().map((line) => {
       const [, , , , level, message] = linePattern.exec(line)!;
       return `${level.trim()} ${message.split(':')[0]}`;

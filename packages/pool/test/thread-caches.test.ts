@@ -1,20 +1,17 @@
 // The per-thread caches of freed blocks in front of the pool's lists. They come on by themselves
 // the first time threads meet on the pool's lock; these tests turn them on through the test addon
 // instead, so that nothing depends on timing.
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { RMMError } from '@rmmjs/core';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { poolThreadCaches as cached } from '@rmmjs/test-addon';
-import { counting, fakeCuda, onFake, resolveFromPackage, runInWorker, thrown } from '@rmmjs/test-helpers';
+import { counting, fakeCuda, onFake, runWorker, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-const modules = { pool: '@rmmjs/pool', testAddon: '@rmmjs/test-addon' };
-// In a worker: the blocks the threads' caches of `mr` hold.
-const cachedIn = `const cached = (mr) => testAddon.poolThreadCaches(mr);`;
+const workerModule = (name: string) => new URL(`./workers/${name}.js`, import.meta.url);
 
 // A pool of exactly `size` bytes that cannot grow, over a byte counter.
 function fixedPool(size: number) {
@@ -37,14 +34,9 @@ describe('PoolMemoryResource per-thread caches', () => {
     using pool = new PoolMemoryResource(counting(), { initialPoolSize: MiB });
     const a = pool.allocate(KiB);
     pool.deallocate(a, KiB);
-    const [fromWorker, cachedThere] = await runInWorker(
-      `${cachedIn}
-      const mr = core.DeviceMemoryResource.fromShared(workerData);
-      const ptr = mr.allocate(${KiB});
-      mr.deallocate(ptr, ${KiB});
-      return [ptr, cached(mr)];`,
-      { modules, workerData: pool.share() },
-    );
+    const [fromWorker, , cachedThere] = await runWorker(workerModule('allocates-once'), {
+      workerData: { pool: pool.share(), bytes: KiB },
+    });
     expect([fromWorker, cachedThere]).toEqual([a, 0]);
     const b = pool.allocate(KiB);
     pool.deallocate(b, KiB);
@@ -94,14 +86,9 @@ describe('PoolMemoryResource per-thread caches', () => {
     for (const ptr of blocks) pool.deallocate(ptr, MiB);
     expect(cached(pool)).toBe(4);
     // The whole pool at once, from a worker, fits only when this thread's cached blocks come back.
-    const [ptr, size, left] = await runInWorker(
-      `${cachedIn}
-      const mr = core.DeviceMemoryResource.fromShared(workerData);
-      const ptr = mr.allocate(${4 * MiB});
-      mr.deallocate(ptr, ${4 * MiB});
-      return [ptr, mr.poolSize(), cached(mr)];`,
-      { modules, workerData: pool.share() },
-    );
+    const [ptr, size, left] = await runWorker(workerModule('allocates-once'), {
+      workerData: { pool: pool.share(), bytes: 4 * MiB },
+    });
     expect([ptr, size, left]).toEqual([blocks[0], 4 * MiB, 1]);
     expect(cached(pool)).toBe(0);
     // Out of memory still says so once nothing is cached.
@@ -115,18 +102,7 @@ describe('PoolMemoryResource per-thread caches', () => {
   it('of a worker that is terminated while it holds cached blocks come back to the pool', async () => {
     const { upstream, pool } = fixedPool(4 * MiB);
     cached(pool, true);
-    const worker = new Worker(
-      `(async () => {
-        const { parentPort, workerData } = await import('node:worker_threads');
-        const core = await import(${JSON.stringify(pathToFileURL(resolveFromPackage('@rmmjs/core')).href)});
-        const mr = core.DeviceMemoryResource.fromShared(workerData);
-        const blocks = [0, 1, 2].map(() => mr.allocate(${MiB}));
-        for (const ptr of blocks) mr.deallocate(ptr, ${MiB});
-        parentPort.postMessage(blocks);
-        for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-      })();`,
-      { eval: true, workerData: pool.share() },
-    );
+    const worker = new Worker(workerModule('holds-cached-blocks'), { workerData: pool.share() });
     const blocks = await new Promise<bigint[]>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
@@ -151,28 +127,9 @@ describe('PoolMemoryResource per-thread caches', () => {
     cached(pool, true);
     pool.deallocate(pool.allocate(KiB), KiB); // this thread's cache holds a block
     const flags = new Int32Array(new SharedArrayBuffer(8));
-    const worker = runInWorker(
-      `${cachedIn}
-      const flags = new Int32Array(workerData.flags);
-      const mr = core.DeviceMemoryResource.fromShared(workerData.pool);
-      const blocks = [0, 1, 2].map(() => mr.allocate(${MiB}));
-      for (const ptr of blocks) mr.deallocate(ptr, ${MiB});
-      const held = cached(mr);
-      mr[Symbol.dispose]();
-      Atomics.store(flags, 0, 1);
-      Atomics.notify(flags, 0);
-      Atomics.wait(flags, 1, 0); // the pool is gone now, its cache still with this thread
-      // A new pool with caches: this thread drops its cache of the one that is gone.
-      const other = new pool.PoolMemoryResource(core.getCurrentDeviceResource(), { initialPoolSize: ${MiB} });
-      testAddon.poolThreadCaches(other, true);
-      const ptr = other.allocate(${KiB});
-      other.deallocate(ptr, ${KiB});
-      const again = other.allocate(${KiB});
-      other.deallocate(again, ${KiB});
-      other[Symbol.dispose]();
-      return [held, again === ptr];`,
-      { modules, workerData: { pool: pool.share(), flags: flags.buffer } },
-    );
+    const worker = runWorker(workerModule('outlives-pool'), {
+      workerData: { pool: pool.share(), flags: flags.buffer },
+    });
     while (Atomics.load(flags, 0) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(cached(pool)).toBe(4);
     expect(upstream.getAllocatedBytes()).toBe(8 * MiB);
@@ -190,42 +147,11 @@ describe('PoolMemoryResource per-thread caches', () => {
       const { upstream, pool } = fixedPool(16 * MiB);
       cached(pool, true);
       const flags = new Int32Array(new SharedArrayBuffer(8));
-      // Buffers of a few sizes (so that the caches serve most of them), on the default stream and
-      // on a stream of the worker's own, each filled with its own pattern and checked before it is freed.
-      const source = (seed: number) => `
-      ${cachedIn}
-      const flags = new Int32Array(workerData.flags);
-      const mr = core.DeviceMemoryResource.fromShared(workerData.pool);
-      Atomics.add(flags, 0, 1);
-      Atomics.wait(flags, 1, 0);
-      const stream = new core.Stream();
-      const sizes = [256, 4096, 65536, 262144];
-      const live = [];
-      let checked = 0;
-      let bad = 0;
-      const check = ([buffer, value, s]) => {
-        const bytes = buffer.toBytes(s);
-        for (let j = 0; j < bytes.length; j++) if (bytes[j] !== ((value + j * 7) & 0xff)) { bad++; break; }
-        checked++;
-        buffer.free();
-      };
-      for (let i = 0; i < 300; i++) {
-        if (live.length >= 4 || (live.length > 0 && (i * 2654435761 + ${seed}) % 5 < 2)) {
-          check(live.splice((i * 40503 + ${seed}) % live.length, 1)[0]);
-        } else {
-          const size = sizes[(i * 7919 + ${seed} * 104729) % sizes.length];
-          const value = (${seed} * 31 + i) & 0xff;
-          const s = i % 3 === 0 ? stream : undefined;
-          const data = new Uint8Array(size);
-          for (let j = 0; j < size; j++) data[j] = (value + j * 7) & 0xff;
-          live.push([new core.DeviceBuffer({ data, stream: s, mr }), value, s]);
-        }
-      }
-      for (const entry of live) check(entry);
-      stream[Symbol.dispose]();
-      return [checked, bad];`;
+      // Each fills and checks buffers of a few sizes on two streams, with a pattern of its own seed.
       const workers = Array.from({ length: count }, (_, i) =>
-        runInWorker(source(i + 1), { modules, workerData: { pool: pool.share(), flags: flags.buffer } }),
+        runWorker(workerModule('checks-buffers'), {
+          workerData: { pool: pool.share(), flags: flags.buffer, seed: i + 1 },
+        }),
       );
       while (Atomics.load(flags, 0) < count) await new Promise((resolve) => setTimeout(resolve, 5));
       Atomics.store(flags, 1, 1);

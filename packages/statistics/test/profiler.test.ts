@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { DeviceBuffer, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import {
@@ -16,7 +15,7 @@ import {
   profileScope,
   profiler,
 } from '@rmmjs/statistics';
-import { thrown } from '@rmmjs/test-helpers';
+import { runInProcess, thrown } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const buffer = (size: number) => new DeviceBuffer({ size });
@@ -160,29 +159,9 @@ describe('profiler (RMM test_profiler)', () => {
 });
 
 describe('profiler as a method decorator', () => {
-  // TypeScript compiles decorators (Node cannot parse them): the class below is compiled with
-  // TypeScript's standard decorators and with experimentalDecorators, then run in a child process.
-  const source = `
-    import { DeviceBuffer } from '@rmmjs/core';
-    import { ProfilerRecords, enableStatistics, profiler } from '@rmmjs/statistics';
-    enableStatistics();
-    const records = new ProfilerRecords();
-    class Loader {
-      @profiler({ records })
-      load(size: number) {
-        new DeviceBuffer({ size }).free();
-        return size;
-      }
-
-      @profiler({ records })
-      static make(size: number) {
-        new DeviceBuffer({ size }).free();
-      }
-    }
-    class Special extends Loader {}
-    console.log(new Loader().load(10), new Special().load(20));
-    Loader.make(5);
-    console.log(JSON.stringify(records));`;
+  // TypeScript compiles decorators (Node cannot parse them): children/decorated-loader.ts is compiled
+  // with TypeScript's standard decorators and with experimentalDecorators, then run in a child process.
+  const source = readFileSync(new URL('./children/decorated-loader.ts', import.meta.url), 'utf8');
 
   function runCompiled(experimentalDecorators: boolean): { lines: string[]; file: string } {
     const dir = mkdtempSync(join(packageDir, '.decorators-'));
@@ -192,9 +171,9 @@ describe('profiler as a method decorator', () => {
         compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, experimentalDecorators },
       });
       writeFileSync(file, outputText);
-      const run = spawnSync(process.execPath, [file], { encoding: 'utf8' });
+      const run = runInProcess(pathToFileURL(file));
       expect(run.stderr).toBe('');
-      return { lines: run.stdout.trim().split('\n'), file };
+      return { lines: run.stdout.split('\n'), file };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -3,15 +3,9 @@
 import { runInProcess } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
-/** Runs code with `core`, `native` (core's internals) and `TrackingResourceAdaptor`; returns its log lines. */
-function logOf(code: string): { stdout: string; lines: string[] } {
-  const run = runInProcess(
-    `const { native } = internal;
-      const { TrackingResourceAdaptor } = tracking;
-      ${code}
-      native.flushLog();`,
-    { modules: { internal: '@rmmjs/core/internal', tracking: '@rmmjs/tracking' }, debugLog: true },
-  );
+/** Runs the child script test/children/<name>.js with a debug log; returns its stdout and log lines. */
+function logOf(name: string): { stdout: string; lines: string[] } {
+  const run = runInProcess(new URL(`./children/${name}.js`, import.meta.url), { debugLog: true });
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
   // "[thread][time][level ] message": keep "level message"
@@ -21,18 +15,7 @@ function logOf(code: string): { stdout: string; lines: string[] } {
 
 describe('TrackingResourceAdaptor debug log', () => {
   it('logOutstandingAllocations() writes at debug level; RMM logs a wrong size and an untracked pointer as errors', () => {
-    const { stdout, lines } = logOf(`
-      const mr = new TrackingResourceAdaptor(core.getCurrentDeviceResource());
-      const ptr = mr.allocate(1000);
-      mr.logOutstandingAllocations(); // the default level is info: nothing
-      native.setLogLevel(1); // debug
-      mr.logOutstandingAllocations();
-      const inner = new TrackingResourceAdaptor(mr);
-      const other = inner.allocate(2000);
-      inner.deallocate(other, 1000); // logged once: the upstream tracker gets the tracked 2000
-      inner.deallocate(ptr, 1000); // not tracked by inner: logged, and freed by mr
-      mr.logOutstandingAllocations();
-      console.log(ptr.toString(16), mr.getAllocatedBytes());`);
+    const { stdout, lines } = logOf('outstanding-and-errors');
     const [ptr, allocated] = stdout.split(' ');
     expect(allocated).toBe('0');
     expect(lines).toEqual([
@@ -46,24 +29,14 @@ describe('TrackingResourceAdaptor debug log', () => {
   });
 
   it('with stacks, the log has them too', () => {
-    const { lines } = logOf(`
-      const mr = new TrackingResourceAdaptor(core.getCurrentDeviceResource(), { captureStacks: true });
-      function allocatedForTheLog() { return mr.allocate(10); }
-      const ptr = allocatedForTheLog();
-      native.setLogLevel(1);
-      mr.logOutstandingAllocations();
-      mr.deallocate(ptr, 10);`);
+    const { lines } = logOf('outstanding-with-stacks');
     expect(lines[0]).toMatch(/^debug Outstanding Allocations: 0x[0-9a-f]+: 10 B : callstack:$/);
     expect(lines[1]).toMatch(/^#0 in /);
     expect(lines[2]).toMatch(/^#1 in allocatedForTheLog /);
   });
 
   it('errors are not logged when the level is above error', () => {
-    const { lines } = logOf(`
-      native.setLogLevel(5); // critical
-      const mr = new TrackingResourceAdaptor(core.getCurrentDeviceResource());
-      const ptr = mr.allocate(100);
-      mr.deallocate(ptr, 99);`);
+    const { lines } = logOf('errors-above-level');
     expect(lines).toEqual(['']);
   });
 });

@@ -1,0 +1,2 @@
+// Never ends by itself (runInProcess's timeout kills it).
+setInterval(() => {}, 1000);
