@@ -1,4 +1,4 @@
-// Stamps a new resource package from templates/<kind>/: every file of the template with its
+// Stamps a new resource package from templates/common/ and templates/<kind>/: every file with its
 // {{placeholders}} filled in, the package.json and CMakeLists.txt from layout.js, formatted as
 // `pnpm format` would. In the workspace it also makes the edits a new package needs elsewhere: the
 // umbrella's dependency, the lockfile (`pnpm install`), the docs' tables and a changeset.
@@ -20,17 +20,14 @@ const fill = (text, names) =>
     return names[key];
   });
 
-/** The template's files: `{ path, text }`, the path relative to the package, without `.tmpl`. */
-export function renderTemplate(names) {
-  const folder = join(templates, names.kind);
-  if (!existsSync(folder))
-    throw new Error(`there is no ${names.kind} template (tooling/scaffold/templates/${names.kind})`);
+/** The files of one template folder: `{ path, text }`, the path relative to the package, without `.tmpl`. */
+function renderFolder(folder, names) {
   const files = [];
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name !== 'changeset.md.tmpl')
+      else if (!OWN_FILES.includes(relative(folder, path)))
         files.push({
           path: fill(relative(folder, path), names).replace(/\.tmpl$/, ''),
           text: fill(readFileSync(path, 'utf8'), names),
@@ -38,14 +35,35 @@ export function renderTemplate(names) {
     }
   };
   walk(folder);
-  const resources = [{ class: names.className, kind: names.kind, python: null, arguments: [], example: [] }];
-  const description = `${names.className} for rmmjs: passes every allocation and free to its upstream resource`;
-  files.push({
-    path: 'package.json',
-    text: `${JSON.stringify(packageManifest({ name: names.package, folder: names.folder, description, resources }), null, 2)}\n`,
-  });
-  files.push({ path: 'CMakeLists.txt', text: cmakeLists(names.target, ['src/native/addon.cc']) });
   return files;
+}
+
+// The files of a kind's folder that are not copied into the package: its changeset, and what its
+// package.json and CMakeLists.txt say (description, registrations, native sources).
+const OWN_FILES = ['changeset.md.tmpl', 'registration.json.tmpl'];
+
+/**
+ * The package's files: those of templates/common/ and of templates/<kind>/ (which wins where both
+ * have a file), the package.json and the CMakeLists.txt.
+ */
+export function renderTemplate(names) {
+  const folder = join(templates, names.kind);
+  if (!existsSync(folder))
+    throw new Error(`there is no ${names.kind} template (tooling/scaffold/templates/${names.kind})`);
+  const own = renderFolder(folder, names);
+  const common = renderFolder(join(templates, 'common'), names).filter(
+    (file) => !own.some((mine) => mine.path === file.path),
+  );
+  const { description, resources, nativeSources } = JSON.parse(
+    fill(readFileSync(join(folder, 'registration.json.tmpl'), 'utf8'), names),
+  );
+  const manifest = packageManifest({ name: names.package, folder: names.folder, description, resources });
+  return [
+    ...common,
+    ...own,
+    { path: 'package.json', text: `${JSON.stringify(manifest, null, 2)}\n` },
+    { path: 'CMakeLists.txt', text: cmakeLists(names.target, nativeSources) },
+  ];
 }
 
 /** The changeset of the new package. */

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { SHARED_FIELDS, cmakePrelude, packageManifest, sharedDevDependencies } from '../src/layout.js';
 
 const template = (file: string) =>
-  readFileSync(fileURLToPath(new URL(`../templates/adaptor/${file}.tmpl`, import.meta.url)), 'utf8');
+  readFileSync(fileURLToPath(new URL(`../templates/common/${file}.tmpl`, import.meta.url)), 'utf8');
 const addons = workspacePackages().filter(
   ({ directory, manifest }) => existsSync(join(directory, 'CMakeLists.txt')) && manifest.name !== '@rmmjs/core',
 );

@@ -1,6 +1,6 @@
 // The scaffold: the names it derives, the edits it makes, and, once per run (in host mode), a new
-// adaptor stamped into a temporary folder that builds, lints, is formatted and passes its
-// conformance suite in host mode and on the fake driver, as it is.
+// adaptor and a new suballocator stamped into a temporary folder that build, lint, are formatted
+// and pass their tests and conformance suite in host mode and on the fake driver, as they are.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +56,27 @@ describe('the template', () => {
       'tsconfig.test.json',
     ]);
     expect(files.filter((file) => file.text.includes('{{'))).toEqual([]);
+    const suballocator = renderTemplate(namesFor('slab', 'suballocator'));
+    expect(suballocator.map((file) => file.path).sort()).toEqual([
+      'CMakeLists.txt',
+      'README.md',
+      'package.json',
+      'src/addon.ts',
+      'src/index.ts',
+      'src/native/addon.cc',
+      'src/native/slab_memory_resource.h',
+      'src/slab-memory-resource.ts',
+      'test/addon-exports.test.ts',
+      'test/conformance.test.ts',
+      'test/slab.test.ts',
+      'tsconfig.json',
+      'tsconfig.test.json',
+    ]);
+    expect(suballocator.filter((file) => file.text.includes('{{'))).toEqual([]);
+    const { rmmjs } = JSON.parse(suballocator.find((file) => file.path === 'package.json')!.text);
+    expect(rmmjs.resources.map((r: { class: string; kind: string }) => [r.class, r.kind])).toEqual([
+      ['SlabMemoryResource', 'suballocator'],
+    ]);
   });
 
   it('adds the package to the umbrella in order', () => {
@@ -89,7 +110,10 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
 
-describe.runIf(onHost())('a stamped adaptor', () => {
+describe.runIf(onHost()).each([
+  ['adaptor', 'ScaffoldedResourceAdaptor'],
+  ['suballocator', 'ScaffoldedMemoryResource'],
+] as const)('a stamped %s', (kind, className) => {
   // Stamped before the tests, not while they are collected: a skipped suite's body runs too (on a
   // GPU machine, which has no formatter to stamp with).
   let into: string;
@@ -97,7 +121,7 @@ describe.runIf(onHost())('a stamped adaptor', () => {
   let written: string[];
   beforeAll(() => {
     into = mkdtempSync(join(tmpdir(), 'rmmjs-scaffold-'));
-    ({ directory, written } = stamp('scaffolded', 'adaptor', { into, workspace: false }));
+    ({ directory, written } = stamp('scaffolded', kind, { into, workspace: false }));
     linkDependencies(directory);
   });
   afterAll(() => rmSync(into, { recursive: true, force: true }));
@@ -124,7 +148,7 @@ describe.runIf(onHost())('a stamped adaptor', () => {
     expect(clang.status, clang.output).toBe(0);
   });
 
-  it('passes its conformance suite in host mode and on the fake driver', () => {
+  it('passes its tests and its conformance suite in host mode and on the fake driver', () => {
     const test = run('pnpm', ['test'], directory, { RMMJS_TEST_BACKENDS: 'host,fake' });
     expect(test.status, test.output).toBe(0);
     for (const backend of ['host', 'fake']) {
@@ -134,7 +158,7 @@ describe.runIf(onHost())('a stamped adaptor', () => {
       // The conformance suite ran for this class (a case or more per name; some skip in a backend).
       expect(numPassedTests).toBeGreaterThanOrEqual(conformanceCases.length);
       const names = testResults.flatMap((file: any) => file.assertionResults.map((test: any) => test.fullName));
-      expect(names.filter((name: string) => !name.includes('ScaffoldedResourceAdaptor'))).toEqual([]);
+      expect(names.filter((name: string) => !name.includes(className))).toEqual([]);
     }
   });
 });
