@@ -75,6 +75,7 @@ export async function loadPackages() {
   const staging = await core.DeviceBuffer.toDeviceAsync(new Uint8Array(16 << 20));
   await staging.copyToHostAsync();
   staging.free();
+  P.byPackage = modules;
   P.byName = {};
   for (const module of Object.values(modules)) {
     for (const [name, value] of Object.entries(module)) if (typeof value === 'function') P.byName[name] = value;

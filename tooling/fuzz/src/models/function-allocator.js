@@ -2,7 +2,7 @@
 // resource, which join the world's buffers: their bytes and counters are modelled as any other's),
 // and the C hooks' table and counters (the hooks themselves are C functions: nothing calls them here).
 import fc from 'fast-check';
-import { Call, FuzzFailure, size, stream } from '../params.js';
+import { Call, FuzzFailure, size, stream, streamOfDevice } from '../params.js';
 import * as V from '../values.js';
 import { pick, unknownBytes } from '../world.js';
 
@@ -47,8 +47,10 @@ export default function functionAllocatorModels() {
         const call = new Call(world, how === 'new' ? 'new RmmMemory' : how);
         const nbytes = call.value(n);
         size(call, nbytes);
-        const { value: streamValue } = stream(call, s);
+        const streamArg = stream(call, s);
+        const { value: streamValue } = streamArg;
         fromCurrent(world, call);
+        streamOfDevice(call, streamArg, world.P.core.getCurrentDeviceResource().device);
         const result = call.run(() =>
           how === 'new' ? new fa.RmmMemory(nbytes, streamValue) : fa[how](nbytes, streamValue),
         );

@@ -303,9 +303,39 @@ const deallocateVariants = [
   'hostile',
 ];
 
+// The constants a registration exports with its class (an UPPER_CASE name: its defaults), and what
+// each read first in this process.
+const registeredConstants = workspaceRegistrations().flatMap((registration) =>
+  (registration.exports ?? [])
+    .filter((name) => /^[A-Z][A-Z0-9_]*$/.test(name))
+    .map((name) => ({ pkg: registration.package, name })),
+);
+const firstRead = new Map();
+
+/** A registered constant is a number, string or boolean, the same in every run whatever was called. */
+function registeredConstantsModel() {
+  return {
+    name: "the resources' constants",
+    covers: registeredConstants.map(({ pkg, name }) => `${pkg}:${name}`),
+    args: fc.constant(0),
+    run(world) {
+      for (const { pkg, name } of registeredConstants) {
+        const value = world.P.byPackage[pkg][name];
+        const key = `${pkg}:${name}`;
+        if (!['number', 'string', 'boolean'].includes(typeof value))
+          throw new FuzzFailure(`${key} is a ${typeof value}, not a constant`);
+        if (!firstRead.has(key)) firstRead.set(key, value);
+        if (!Object.is(firstRead.get(key), value))
+          throw new FuzzFailure(`${key} was ${String(firstRead.get(key))}, now ${String(value)}`);
+      }
+    },
+  };
+}
+
 export default function resourceModels() {
   return [
     ...workspaceRegistrations().map(registeredConstructor).map(constructorModel),
+    registeredConstantsModel(),
     {
       name: "fixed-size's defaults",
       covers: ['@rmmjs/fixed-size:DEFAULT_BLOCK_SIZE', '@rmmjs/fixed-size:DEFAULT_BLOCKS_TO_PREALLOCATE'],
