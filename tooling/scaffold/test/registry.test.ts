@@ -10,6 +10,7 @@ import {
   shortName,
   workspaceRegistrations,
 } from '@rmmjs/registry';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -28,26 +29,38 @@ const where = "@rmmjs/x's package.json, rmmjs.resources[0]";
 
 describe('the workspace', () => {
   it('registers every resource of the packages, once', () => {
-    expect(workspaceRegistrations().map((r) => `${r.package}:${r.class}:${r.kind}`)).toEqual([
-      '@rmmjs/arena:ArenaMemoryResource:suballocator',
-      '@rmmjs/binning:BinningMemoryResource:suballocator',
-      '@rmmjs/callback:CallbackMemoryResource:base',
-      '@rmmjs/core:CudaMemoryResource:base',
-      '@rmmjs/core:ManagedMemoryResource:base',
-      '@rmmjs/core:SystemMemoryResource:base',
-      '@rmmjs/core:SamHeadroomMemoryResource:base',
-      '@rmmjs/core:PinnedHostMemoryResource:base',
-      '@rmmjs/core:CudaAsyncMemoryResource:base',
-      '@rmmjs/core:CudaAsyncViewMemoryResource:base',
-      '@rmmjs/failure-callback:FailureCallbackResourceAdaptor:adaptor',
-      '@rmmjs/fixed-size:FixedSizeMemoryResource:suballocator',
-      '@rmmjs/limiting:LimitingResourceAdaptor:adaptor',
-      '@rmmjs/logging:LoggingResourceAdaptor:adaptor',
-      '@rmmjs/pool:PoolMemoryResource:suballocator',
-      '@rmmjs/prefetch:PrefetchResourceAdaptor:adaptor',
-      '@rmmjs/statistics:StatisticsResourceAdaptor:adaptor',
-      '@rmmjs/tracking:TrackingResourceAdaptor:adaptor',
-    ]);
+    // What the packages' own package.json files say, read here without the registry.
+    const declared = readdirSync(join(repositoryRoot, 'packages'))
+      .map((folder) => join(repositoryRoot, 'packages', folder, 'package.json'))
+      .filter((path) => existsSync(path))
+      .map((path) => JSON.parse(readFileSync(path, 'utf8')))
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .flatMap((p) => (p.rmmjs?.resources ?? []).map((r: any) => `${p.name}:${r.class}:${r.kind}`));
+    const found = workspaceRegistrations().map((r) => `${r.package}:${r.class}:${r.kind}`);
+    expect(found).toEqual(declared);
+    // A new package adds its own; these stay.
+    expect(found).toEqual(
+      expect.arrayContaining([
+        '@rmmjs/arena:ArenaMemoryResource:suballocator',
+        '@rmmjs/binning:BinningMemoryResource:suballocator',
+        '@rmmjs/callback:CallbackMemoryResource:base',
+        '@rmmjs/core:CudaMemoryResource:base',
+        '@rmmjs/core:ManagedMemoryResource:base',
+        '@rmmjs/core:SystemMemoryResource:base',
+        '@rmmjs/core:SamHeadroomMemoryResource:base',
+        '@rmmjs/core:PinnedHostMemoryResource:base',
+        '@rmmjs/core:CudaAsyncMemoryResource:base',
+        '@rmmjs/core:CudaAsyncViewMemoryResource:base',
+        '@rmmjs/failure-callback:FailureCallbackResourceAdaptor:adaptor',
+        '@rmmjs/fixed-size:FixedSizeMemoryResource:suballocator',
+        '@rmmjs/limiting:LimitingResourceAdaptor:adaptor',
+        '@rmmjs/logging:LoggingResourceAdaptor:adaptor',
+        '@rmmjs/pool:PoolMemoryResource:suballocator',
+        '@rmmjs/prefetch:PrefetchResourceAdaptor:adaptor',
+        '@rmmjs/statistics:StatisticsResourceAdaptor:adaptor',
+        '@rmmjs/tracking:TrackingResourceAdaptor:adaptor',
+      ]),
+    );
   });
 
   it('fills in the defaults', () => {
