@@ -7,10 +7,6 @@ export function packageUrl(name: string): string;
  * `Error("<code>: <message>")` when it throws, fails to load or exits without answering.
  */
 export function runWorker(url: URL | string, options?: { workerData?: unknown }): Promise<any>;
-export function runInWorker(
-  source: string,
-  options?: { modules?: Record<string, string>; workerData?: unknown },
-): Promise<any>;
 export interface ProcessRun {
   status: number | null;
   /** The signal that ended it (null when it exited), e.g. 'SIGKILL' after `timeout`. */
@@ -31,15 +27,14 @@ export function spawnWithHangReport(
 ): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; error?: Error };
 
 /**
- * Runs `script` in a fresh `node` with `nodeArgs`: a module (its URL) started with `args` as its
- * `process.argv.slice(2)`, or an ES module body run after `core` and `modules` are imported.
+ * Runs the child script module at `script` (its URL) in a fresh `node` with `nodeArgs`, with `args`
+ * as its `process.argv.slice(2)`.
  */
 export function runInProcess(
-  script: URL | string,
+  script: URL,
   options?: {
-    /** What a module gets as `process.argv.slice(2)`. */
+    /** What the module gets as `process.argv.slice(2)`. */
     args?: string[];
-    modules?: Record<string, string>;
     env?: Record<string, string | undefined>;
     nodeArgs?: string[];
     debugLog?: boolean;

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { resolveFromPackage } from './basics.js';
@@ -11,17 +11,6 @@ import { resolveFromPackage } from './basics.js';
 /** The file URL of a workspace package (or one of its exports) as the package under test resolves it. */
 export function packageUrl(name) {
   return pathToFileURL(resolveFromPackage(name)).href;
-}
-
-// `const <name> = await import(<url>);` for `core` and each entry of modules (name -> package
-// name, package export or absolute path).
-function importStatements(modules) {
-  return Object.entries({ core: '@rmmjs/core', ...modules })
-    .map(([name, module]) => {
-      const url = isAbsolute(module) ? pathToFileURL(module).href : packageUrl(module);
-      return `const ${name} = await import(${JSON.stringify(url)});`;
-    })
-    .join('\n');
 }
 
 /**
@@ -33,25 +22,6 @@ function importStatements(modules) {
  */
 export function runWorker(url, { workerData } = {}) {
   return answerOf(new Worker(url, { workerData }));
-}
-
-/**
- * Runs `source` (the body of an async function) in a worker thread, as runWorker does a module.
- * In scope: `core` (@rmmjs/core as the package under test resolves it), `workerData`,
- * `parentPort`, and one variable per entry of `modules` (name -> package name or absolute path).
- */
-export function runInWorker(source, { modules = {}, workerData } = {}) {
-  const worker = new Worker(
-    `(async () => {
-      const { parentPort, workerData } = await import('node:worker_threads');
-      try {
-        ${importStatements(modules)}
-        parentPort.postMessage({ ok: await (async () => { ${source} })() });
-      } catch (e) { parentPort.postMessage({ error: e.code + ': ' + e.message }); }
-    })();`,
-    { eval: true, workerData },
-  );
-  return answerOf(worker);
 }
 
 // The worker's one message ({ ok } or { error }, see worker.js), once the worker has exited.
@@ -91,31 +61,26 @@ export function spawnWithHangReport(command, args, { env, timeout } = {}) {
 }
 
 /**
- * Runs `script` in a fresh `node` with `nodeArgs`, for what a process can do only once (load a
- * driver, open the debug log, exit with buffers alive): a module of its own (its URL, e.g.
- * `new URL('./children/<name>.js', import.meta.url)`) started with `args` as its
- * `process.argv.slice(2)`, or a string, an ES module body run after `core` and one variable per
- * entry of `modules` are imported. `env` is merged over this process's environment (`undefined`
- * removes a variable). With `debugLog`, RMM_DEBUG_LOG_FILE names a fresh file whose text comes back
- * as `log` ('' when nothing was logged). Returns the exit status, trimmed stdout and stderr. With
- * `timeout` (ms), a process still running then is killed (SIGKILL): `status` is null and `signal`
- * says so, so a hang is a result instead of a stuck suite (with the native stacks of its threads in
- * `stderr`, as spawnWithHangReport).
+ * Runs the child script module at `script` (its URL, e.g. `new URL('./children/<name>.js',
+ * import.meta.url)`) in a fresh `node` with `nodeArgs`, for what a process can do only once (load a
+ * driver, open the debug log, exit with buffers alive), with `args` as its `process.argv.slice(2)`.
+ * `env` is merged over this process's environment (`undefined` removes a variable). With
+ * `debugLog`, RMM_DEBUG_LOG_FILE names a fresh file whose text comes back as `log` ('' when nothing
+ * was logged). Returns the exit status, trimmed stdout and stderr. With `timeout` (ms), a process
+ * still running then is killed (SIGKILL): `status` is null and `signal` says so, so a hang is a
+ * result instead of a stuck suite (with the native stacks of its threads in `stderr`, as
+ * spawnWithHangReport).
  */
-export function runInProcess(
-  script,
-  { args = [], modules = {}, env = {}, nodeArgs = [], debugLog = false, timeout } = {},
-) {
+export function runInProcess(script, { args = [], env = {}, nodeArgs = [], debugLog = false, timeout } = {}) {
   const dir = debugLog ? mkdtempSync(join(tmpdir(), 'rmmjs-debug-log-')) : undefined;
   const logFile = dir && join(dir, 'debug.log');
   const merged = { ...process.env, ...(debugLog ? { RMM_DEBUG_LOG_FILE: logFile } : {}), ...env };
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete merged[key];
-  const command =
-    script instanceof URL
-      ? [fileURLToPath(script), ...args]
-      : ['--input-type=module', '-e', `${importStatements(modules)}\n${script}`];
   try {
-    const run = spawnWithHangReport(process.execPath, [...nodeArgs, ...command], { env: merged, timeout });
+    const run = spawnWithHangReport(process.execPath, [...nodeArgs, fileURLToPath(script), ...args], {
+      env: merged,
+      timeout,
+    });
     const result = { status: run.status, signal: run.signal, stdout: run.stdout.trim(), stderr: run.stderr };
     if (debugLog) result.log = readIfThere(logFile);
     return result;

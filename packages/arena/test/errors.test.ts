@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { arenaSummary } from '@rmmjs/arena';
 
 const keep = disposeAfterEach();
+const child = (name: string) => new URL(`./children/${name}.js`, import.meta.url);
 const base = () => getCurrentDeviceResource();
 
 describe('ArenaMemoryResource arguments', () => {
@@ -203,15 +204,10 @@ describe.runIf(onFake())('driver failures (fake driver)', () => {
   });
 
   it('the arena that cannot go back upstream when it is destroyed: logged (in a child: the debug log)', () => {
-    const run = runInProcess(
-      `const mr = new arena.ArenaMemoryResource(new core.CudaMemoryResource(), { arenaSize: '1 MiB' });
-      mr[Symbol.dispose]();`,
-      {
-        modules: { arena: '@rmmjs/arena' },
-        env: { RMMJS_FAKE_CUDA_FAIL: 'cuMemFree_v2:1:CUDA_ERROR_LAUNCH_FAILED' },
-        debugLog: true,
-      },
-    );
+    const run = runInProcess(child('cannot-go-upstream'), {
+      env: { RMMJS_FAKE_CUDA_FAIL: 'cuMemFree_v2:1:CUDA_ERROR_LAUNCH_FAILED' },
+      debugLog: true,
+    });
     expect([run.status, run.stderr]).toEqual([0, '']);
     expect(run.log).toContain(
       '[error ] ArenaMemoryResource: returning memory upstream failed: CUDA error at cuMemFree_v2: CUDA_ERROR_LAUNCH_FAILED',
@@ -290,20 +286,8 @@ describe.runIf(onFake())('upstream memory and driver objects are returned (fake 
 describe('dumpLogOnFailure', () => {
   // In a child process: RMM_DEBUG_LOG_FILE is read when the logger starts.
   function runWithLog(dump: boolean, level?: number) {
-    const script = `
-      const { native } = internal;
-      const { ArenaMemoryResource } = arena;
-      ${level === undefined ? '' : `native.setLogLevel(${level});`}
-      const mr = new ArenaMemoryResource(core.getCurrentDeviceResource(), { arenaSize: '1 MiB', dumpLogOnFailure: ${dump} });
-      const streams = [new core.Stream(), new core.Stream()];
-      for (const s of streams) mr.deallocate(mr.allocate(32 * 1024, s), 32 * 1024, s);
-      const kept = mr.allocate(64 * 1024);
-      try { mr.allocate(8 * 1024 * 1024); } catch (e) { console.log(e.code + ': ' + e.message); }
-      mr.deallocate(kept, 64 * 1024);`;
-    const run = runInProcess(script, {
-      modules: { internal: '@rmmjs/core/internal', arena: '@rmmjs/arena' },
-      debugLog: true,
-    });
+    const args = level === undefined ? [String(dump)] : [String(dump), String(level)];
+    const run = runInProcess(child('runs-out'), { args, debugLog: true });
     return { status: run.status, stdout: run.stdout, stderr: run.stderr, text: run.log! };
   }
 

@@ -118,21 +118,11 @@ describe('ArenaMemoryResource and a thread that exits while it goes', () => {
   // held there when the last reference goes (in the soak: a worker that had just answered) must
   // not keep the arena's block from going back upstream at that release.
   it('a thread held in its exit hook: the last release gives the memory back upstream at once', () => {
-    const run = runInProcess(
-      `const meter = new testAddon.CountingResourceAdaptor(core.getCurrentDeviceResource());
-      const mr = new arena.ArenaMemoryResource(meter, { arenaSize: ${4 * MiB} });
-      const [held, status, message, whileHeld] = testAddon.exitHeld(mr, 1000, () => {
-        mr[Symbol.dispose]();
-        return meter.getAllocatedBytes();
-      });
-      console.log(JSON.stringify({ held, status, message, whileHeld, afterExit: meter.getAllocatedBytes() }));`,
-      {
-        modules: { arena: '@rmmjs/arena', testAddon: '@rmmjs/test-addon' },
-        // After a sanitizer's runtime, which must come first.
-        env: { LD_PRELOAD: [process.env.LD_PRELOAD, holdAtExitLibrary].filter(Boolean).join(' ') },
-        timeout: 60_000,
-      },
-    );
+    const run = runInProcess(new URL('./children/released-while-held.js', import.meta.url), {
+      // After a sanitizer's runtime, which must come first.
+      env: { LD_PRELOAD: [process.env.LD_PRELOAD, holdAtExitLibrary].filter(Boolean).join(' ') },
+      timeout: 60_000,
+    });
     expect({ status: run.status, signal: run.signal }, run.stderr).toEqual({ status: 0, signal: null });
     expect(JSON.parse(run.stdout)).toEqual({ held: true, status: 0, message: '', whileHeld: 0, afterExit: 0 });
   });

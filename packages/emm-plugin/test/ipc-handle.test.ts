@@ -60,13 +60,9 @@ describe('getIpcHandle: a CUDA IPC handle of memory from memalloc', () => {
     const memory = emm.memalloc(500);
     memory.buffer!.copyFromHost(pattern(500, 3));
     const handle = emm.getIpcHandle(memory.view(200));
-    const run = runInProcess(
-      `const view = interop.openIpcHandle(${JSON.stringify(handle)});
-       console.log(view.size, view.toBytes()[0]);
-       view.copyFromHost(new Uint8Array([7, 7]));
-       view.free();`,
-      { modules: { interop: '@rmmjs/interop' } },
-    );
+    const run = runInProcess(new URL('./children/opens-a-view.js', import.meta.url), {
+      args: [JSON.stringify(handle)],
+    });
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toBe(`300 ${pattern(500, 3)[200]}`);
     const bytes = memory.buffer!.toBytes();

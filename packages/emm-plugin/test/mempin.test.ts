@@ -174,31 +174,13 @@ describe('mempin', () => {
   });
 
   it.runIf(onFake())('keeps the owner alive while pinned, and unpins what the collector takes', () => {
-    const run = runWithGc(
-      `const manager = new emm.RMMExternalMemoryManager();
-       const turn = async () => { for (let i = 0; i < 3; i++) { gc(); await new Promise((r) => setImmediate(r)); } };
-       let memory = manager.mempin(new ArrayBuffer(1 << 20));
-       const owner = new WeakRef(memory.hostOwner);
-       await turn();
-       const pinned = [fake.fakeCuda.stats().liveRegistrations, owner.deref() !== undefined];
-       memory = undefined;
-       await turn();
-       console.log(JSON.stringify([...pinned, fake.fakeCuda.stats().liveRegistrations]));`,
-    );
+    const run = runWithGc('pins-until-collected');
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual([1, true, 0]);
   });
 
   it.runIf(onFake())('unpins what the collector takes together with its manager', () => {
-    const run = runWithGc(
-      `const turn = async () => { for (let i = 0; i < 3; i++) { gc(); await new Promise((r) => setImmediate(r)); } };
-       let memory = new emm.RMMExternalMemoryManager().mempin(new ArrayBuffer(1 << 20), 0, 4096, { mapped: true });
-       await turn();
-       const pinned = fake.fakeCuda.stats().liveRegistrations;
-       memory = undefined;
-       await turn();
-       console.log(JSON.stringify([pinned, fake.fakeCuda.stats().liveRegistrations]));`,
-    );
+    const run = runWithGc('pins-with-its-manager');
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual([1, 0]);
   });

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { setCurrentDeviceResource, type DeviceMemoryResource } from '@rmmjs/core';
 import { RMMExternalMemoryManager } from '@rmmjs/emm-plugin';
 import { TrackingResourceAdaptor } from '@rmmjs/tracking';
@@ -6,7 +5,6 @@ import {
   disposeAfterEach,
   fakeCuda,
   onFake,
-  resolveFromPackage,
   restoreCurrentDeviceResourceAfterEach,
   runInProcess,
   type ProcessRun,
@@ -60,11 +58,7 @@ export function fakeDelta() {
   };
 }
 
-/** `code` in a fresh `node --expose-gc` with `core`, `emm` (@rmmjs/emm-plugin) and `fake` (@rmmjs/fake-cuda). */
-export function runWithGc(code: string): ProcessRun {
-  const fake = createRequire(resolveFromPackage('@rmmjs/test-helpers')).resolve('@rmmjs/fake-cuda');
-  return runInProcess(code, {
-    modules: { emm: '@rmmjs/emm-plugin', fake, tracking: '@rmmjs/tracking' },
-    nodeArgs: ['--expose-gc'],
-  });
+/** The child script test/children/<name>.js in a fresh `node --expose-gc`. */
+export function runWithGc(name: string): ProcessRun {
+  return runInProcess(new URL(`./children/${name}.js`, import.meta.url), { nodeArgs: ['--expose-gc'] });
 }

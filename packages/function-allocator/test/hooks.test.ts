@@ -29,6 +29,7 @@ import {
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const { cupy, torch, onnxruntime: ort } = allocatorHooks;
+const child = (name: string) => new URL(`./children/${name}.js`, import.meta.url);
 
 // One library's calls: allocate `size` on `device` and `stream`, free with what it knows.
 interface Kind {
@@ -309,15 +310,7 @@ describe('allocatorHooks', () => {
   });
 
   it('log a free they ignore to the debug log', () => {
-    const run = runInProcess(
-      `const { allocatorHooks } = allocator;
-       const { allocatorHookConsumer: consumer } = testAddon;
-       const buffer = new core.DeviceBuffer({ size: 256 });
-       consumer.torchFree(allocatorHooks.torch.free.address, buffer.ptr, 256, 0, 0n);
-       console.log(allocator.allocatorHookStatistics().foreignFrees, '0x' + buffer.ptr.toString(16));
-       buffer.free();`,
-      { modules: { allocator: '@rmmjs/function-allocator', testAddon: '@rmmjs/test-addon' }, debugLog: true },
-    );
+    const run = runInProcess(child('logs-an-ignored-free'), { debugLog: true });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const [count, ptr] = run.stdout.split(' ');
@@ -332,14 +325,7 @@ describe('allocatorHooks', () => {
       /dist\/index\.js$/,
       'build/librmmjs_allocators.so',
     );
-    const run = runInProcess(
-      `const { allocatorHookConsumer: consumer } = testAddon;
-       const found = consumer.open(${JSON.stringify(library)});
-       const ready = Number(consumer.torchAlloc(found.rmmjs_torch_alloc, 1024, 0, 0n));
-       consumer.torchFree(found.rmmjs_torch_free, 4096n, 1024, 0, 0n);
-       console.log(JSON.stringify([ready, consumer.lastError()]));`,
-      { modules: { testAddon: '@rmmjs/test-addon' } },
-    );
+    const run = runInProcess(child('calls-before-import'), { args: [library] });
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual([
       0,

@@ -25,11 +25,12 @@ import {
   withCuda,
 } from '@rmmjs/test-helpers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { peer, peerByte } from './support.js';
+import { peer, peerByte, peerPath } from './support.js';
 
 const peerBytes = (count: number, from = 0) => Uint8Array.from({ length: count }, (_, i) => peerByte(from + i));
 // The peer reads with the CPU: device memory only on the fake driver (host memory there).
 const cpuReadable = !onGpu();
+const child = (name: string) => new URL(`./children/${name}.js`, import.meta.url);
 
 // Counts what the current resource hands out, to see when held memory goes back.
 let counted: ReturnType<typeof counting>;
@@ -140,15 +141,7 @@ describe('toDLPack', () => {
     expect(counted.getAllocatedBytes()).toBe(0);
     expect(capsule.consumed).toBe(true);
     capsule[Symbol.dispose](); // nothing left to hand back
-    const run = runInProcess(
-      `const mr = new limiting.LimitingResourceAdaptor(core.getCurrentDeviceResource(), 1 << 30);
-       core.setCurrentDeviceResource(mr);
-       for (let i = 0; i < 10; i++) { const b = new core.DeviceBuffer({ size: 1 << 20 }); interop.toDLPack(b); b.free(); }
-       const held = mr.getAllocatedBytes();
-       for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setImmediate(r)); }
-       console.log(held, mr.getAllocatedBytes());`,
-      { modules: { interop: '@rmmjs/interop', limiting: '@rmmjs/limiting' }, nodeArgs: ['--expose-gc'] },
-    );
+    const run = runInProcess(child('collects-capsules'), { nodeArgs: ['--expose-gc'] });
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(`${10 * 2 ** 20} 0`);
   });
@@ -385,15 +378,7 @@ describe('fromDLPack', () => {
   });
 
   it('a collected view calls the deleter too', () => {
-    const run = runInProcess(
-      `const { createRequire } = await import('node:module');
-       const peer = createRequire(${JSON.stringify(import.meta.url)})('../build/test-addons/rmmjs_dlpack_peer/build/Release/rmmjs_dlpack_peer.node');
-       for (let i = 0; i < 10; i++) interop.fromDLPack(peer.produce({ bytes: 4096 }));
-       peer.produce({ bytes: 16 }); // a capsule nobody consumes
-       for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setImmediate(r)); }
-       console.log(peer.deleted());`,
-      { modules: { interop: '@rmmjs/interop' }, nodeArgs: ['--expose-gc'] },
-    );
+    const run = runInProcess(child('collects-views'), { args: [peerPath], nodeArgs: ['--expose-gc'] });
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('11');
   });

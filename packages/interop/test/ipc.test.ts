@@ -22,7 +22,7 @@ import {
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { expectBytes, onFake, onHost, pattern, rejected, runInProcess, thrown, withCuda } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { socketPath, startProcess } from './support.js';
+import { socketPath, startChild } from './support.js';
 
 const made: Disposable[] = [];
 const keep = <T extends Disposable>(item: T): T => {
@@ -43,12 +43,9 @@ const sample = (): IpcHandle => ({
   deviceUuid: 'GPU-66616b65-6375-6461-0000-000000000000',
 });
 
-// Runs code in another process with `handle` (JSON) in scope; returns what it prints.
-function inChild(code: string, handle: unknown, env: Record<string, string> = {}) {
-  const run = runInProcess(`const handle = ${JSON.stringify(handle)};\n${code}`, {
-    modules: { interop: '@rmmjs/interop' },
-    env,
-  });
+// Runs the child script children/<name>.js with `args`; returns what it prints.
+function inChild(name: string, args: string[], env: Record<string, string> = {}) {
+  const run = runInProcess(new URL(`./children/${name}.js`, import.meta.url), { args, env });
   expect(run.stderr).toBe('');
   return run.stdout;
 }
@@ -222,18 +219,7 @@ describe.runIf(withCuda())('openIpcHandle in another process', () => {
     const buffer = new DeviceBuffer({ data: pattern(5000, 11), mr: pool });
     const handle = exportIpcHandle(buffer);
     expect(handle.offset).toBeGreaterThan(0);
-    const out = inChild(
-      `const view = interop.openIpcHandle(handle);
-       const bytes = view.toBytes();
-       const same = interop.openIpcHandle(handle);
-       console.log(view.size, view.ptr === same.ptr, interop.openIpcMappings(), view.device);
-       console.log(bytes[0], bytes[4999]);
-       view.copyFromHost(new Uint8Array([1, 2, 3]));
-       view.free(); same.free();
-       let again; try { view.free(); } catch (e) { again = e.code; }
-       console.log(interop.openIpcMappings(), again);`,
-      handle,
-    );
+    const out = inChild('opens-and-writes', [JSON.stringify(handle)]);
     const device = buffer.device;
     expect(out).toBe(`5000 true 1 ${device}\n${pattern(5000, 11)[0]} ${pattern(5000, 11)[4999]}\n0 ERR_RMM_DISPOSED`);
     expectBytes(buffer.toBytes().subarray(0, 4), [1, 2, 3, pattern(5000, 11)[3]]);
@@ -245,13 +231,7 @@ describe.runIf(withCuda())('openIpcHandle in another process', () => {
     const pool = keep(new PoolMemoryResource(keep(new CudaMemoryResource()), { initialPoolSize: 2 ** 20 }));
     const buffers = [0, 1, 2].map((i) => new DeviceBuffer({ data: pattern(700, 20 + i), mr: pool }));
     const handles = buffers.map((b) => exportIpcHandle(b));
-    const out = inChild(
-      `const views = handle.map((h) => interop.openIpcHandle(h));
-       console.log(interop.openIpcMappings(), String(views[2].ptr - views[0].ptr), views.map((v) => v.toBytes()[699]).join(','));
-       views.forEach((v) => v.free());
-       console.log(interop.openIpcMappings());`,
-      handles,
-    );
+    const out = inChild('opens-many', [JSON.stringify(handles)]);
     expect(out).toBe(
       `1 ${buffers[2].ptr - buffers[0].ptr} ${[0, 1, 2].map((i) => pattern(700, 20 + i)[699]).join(',')}\n0`,
     );
@@ -261,31 +241,25 @@ describe.runIf(withCuda())('openIpcHandle in another process', () => {
   it('refuses an offset and size past the shared allocation, and opens nothing', () => {
     const buffer = new DeviceBuffer({ size: 1000, mr: keep(new CudaMemoryResource()) });
     const handle = { ...exportIpcHandle(buffer), offset: 16, size: 2 ** 40 };
-    const out = inChild(
-      `try { interop.openIpcHandle(handle); } catch (e) { console.log(e.constructor.name, e.code, e.message); }
-       console.log(interop.openIpcMappings());`,
-      handle,
+    const { refusal, mappings } = JSON.parse(inChild('refuses-to-open', [JSON.stringify(handle)]));
+    expect(refusal).toMatchObject({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE' });
+    expect(refusal.message).toMatch(
+      /^The handle's offset \(16\) and size \(1099511627776\) run past the end of the shared allocation \(\d+ bytes\)$/,
     );
-    const [refusal, left] = out.split('\n');
-    expect(refusal).toMatch(
-      /^RangeError ERR_OUT_OF_RANGE The handle's offset \(16\) and size \(1099511627776\) run past the end of the shared allocation \(\d+ bytes\)$/,
-    );
-    expect(left).toBe('0');
+    expect(mappings).toBe(0);
     buffer.free();
   });
 
   it("refuses bytes that are no handle, with the driver's error", () => {
     const buffer = new DeviceBuffer({ size: 256, mr: keep(new CudaMemoryResource()) });
     const { deviceUuid } = exportIpcHandle(buffer);
-    const out = inChild(
-      `try { interop.openIpcHandle(handle); } catch (e) { console.log(e.constructor.name, e.code, e.cudaErrorName); }
-       console.log(interop.openIpcMappings());`,
-      { ...sample(), deviceUuid, handle: '42'.repeat(64) },
+    const { refusal, mappings } = JSON.parse(
+      inChild('refuses-to-open', [JSON.stringify({ ...sample(), deviceUuid, handle: '42'.repeat(64) })]),
     );
     // The fake driver's answer; the driver's own may be another CUDA error.
-    expect(out).toMatch(
-      onFake() ? /^CudaError ERR_CUDA CUDA_ERROR_INVALID_VALUE\n0$/ : /^CudaError ERR_CUDA CUDA_ERROR_\w+\n0$/,
-    );
+    expect(refusal).toMatchObject({ name: 'CudaError', code: 'ERR_CUDA' });
+    expect(refusal.cudaErrorName).toMatch(onFake() ? /^CUDA_ERROR_INVALID_VALUE$/ : /^CUDA_ERROR_\w+$/);
+    expect(mappings).toBe(0);
     buffer.free();
   });
 
@@ -295,14 +269,14 @@ describe.runIf(withCuda())('openIpcHandle in another process', () => {
     cuda.setDevice(0);
     const handle = exportIpcHandle(onOne);
     expect(handle.deviceUuid).toBe('GPU-66616b65-6375-6461-0000-000000000001');
-    const out = inChild(
-      `try { interop.openIpcHandle(handle); } catch (e) { console.log(e.code, e.message); }`,
-      handle,
-      { RMMJS_FAKE_CUDA_DEVICES: '1' },
+    const { refusal } = JSON.parse(
+      inChild('refuses-to-open', [JSON.stringify(handle)], { RMMJS_FAKE_CUDA_DEVICES: '1' }),
     );
-    expect(out).toBe(
-      'ERR_INVALID_ARG_VALUE The argument "handle" is memory of device GPU-66616b65-6375-6461-0000-000000000001, which is not a device of this process',
-    );
+    expect(refusal).toMatchObject({
+      code: 'ERR_INVALID_ARG_VALUE',
+      message:
+        'The argument "handle" is memory of device GPU-66616b65-6375-6461-0000-000000000001, which is not a device of this process',
+    });
     onOne.free();
   });
 });
@@ -310,16 +284,9 @@ describe.runIf(withCuda())('openIpcHandle in another process', () => {
 describe.runIf(withCuda())('the exporter frees after its importers', () => {
   it('free() of a buffer that another process has open is ERR_RMM_LOGIC, until that process lets go', async () => {
     const buffer = new DeviceBuffer({ data: pattern(2000, 5), mr: keep(new CudaMemoryResource()) });
-    const child = startProcess(
-      `const view = interop.openIpcHandle(await next());
-       send({ opened: view.toBytes()[1999] });
-       await next();
-       view.free();
-       send({ closed: interop.openIpcMappings() });
-       await next();`,
-    );
+    const child = startChild('holds-a-view');
     child.send(exportIpcHandle(buffer));
-    expect(await child.next()).toEqual({ opened: pattern(2000, 5)[1999] });
+    expect(await child.next()).toEqual({ size: 2000, last: pattern(2000, 5)[1999] });
     const error = thrown(() => buffer.free());
     expect(error).toBeInstanceOf(RMMError);
     expect(error.code).toBe('ERR_RMM_LOGIC');
@@ -338,13 +305,9 @@ describe.runIf(withCuda())('the exporter frees after its importers', () => {
 
   it('a process that ends without freeing lets go all the same', async () => {
     const buffer = new DeviceBuffer({ size: 256, mr: keep(new CudaMemoryResource()) });
-    const child = startProcess(
-      `const view = interop.openIpcHandle(await next());
-       send({ opened: view.size });
-       await new Promise(() => {});`,
-    );
+    const child = startChild('holds-a-view');
     child.send(exportIpcHandle(buffer));
-    expect(await child.next()).toEqual({ opened: 256 });
+    expect(await child.next()).toMatchObject({ size: 256 });
     expect(thrown(() => buffer.free()).code).toBe('ERR_RMM_LOGIC');
     child.kill();
     await child.exited;
@@ -361,19 +324,7 @@ describe.runIf(withCuda())('memory pools with IPC (CudaAsyncMemoryResource({ ena
     expect(handle.pool).toMatch(/^[0-9a-f]{32}:[0-9a-f]+$/);
     const path = socketPath();
     const sent = sendIpcPool(mr, path, { timeout: 30_000 });
-    const out = inChild(
-      `try { interop.openIpcHandle(handle); } catch (e) { console.log(e.code, e.message.includes('was not received by this process')); }
-       const pool = await interop.receiveIpcPool(${JSON.stringify(path)}, { timeout: 30000 });
-       console.log(pool.id === handle.pool, pool.device);
-       const view = interop.openIpcHandle(handle);
-       const bytes = view.toBytes();
-       console.log(bytes[0], bytes[2999]);
-       view.copyFromHost(new Uint8Array([7, 7]));
-       view.free(); pool.close();
-       try { interop.openIpcHandle(handle); } catch (e) { console.log(e.code, e.message.includes('was not received by this process')); }
-       console.log(interop.openIpcMappings());`,
-      handle,
-    );
+    const out = inChild('receives-a-pool', [path, JSON.stringify(handle)]);
     await sent;
     expect(out).toBe(
       `ERR_RMM_LOGIC true\ntrue ${buffer.device}\n${pattern(3000, 8)[0]} ${pattern(3000, 8)[2999]}\nERR_RMM_LOGIC true\n0`,
@@ -391,15 +342,9 @@ describe.runIf(withCuda())('memory pools with IPC (CudaAsyncMemoryResource({ ena
     expect(handle).toMatchObject({ kind: 'pool', offset: 1024 });
     const path = socketPath();
     const sent = sendIpcPool(mr, path);
-    const out = inChild(
-      `const pool = await interop.receiveIpcPool(${JSON.stringify(path)});
-       const view = interop.openIpcHandle(handle);
-       console.log(view.toBytes()[99]);
-       view.free(); pool.close();`,
-      handle,
-    );
+    const out = inChild('receives-a-pool', [path, JSON.stringify(handle)]);
     await sent;
-    expect(out).toBe(String(pattern(100, 9)[99]));
+    expect(out.split('\n')[2]).toBe(`${pattern(100, 9)[0]} ${pattern(100, 9)[99]}`);
     buffer.free();
     pad.free();
   });

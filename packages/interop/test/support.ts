@@ -1,11 +1,11 @@
 // What the interop suites share: the third-party DLPack peer (test/addon/dlpack_peer.c) and a Node
-// child process that keeps running while the test talks to it (CUDA IPC needs two live processes).
+// child script (test/children/) that keeps running while the test talks to it (CUDA IPC needs two
+// live processes).
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { resolveFromPackage } from '@rmmjs/test-helpers';
+import { fileURLToPath } from 'node:url';
 
 export interface PeerTensor {
   id: number;
@@ -49,9 +49,12 @@ export interface DLPackPeer {
   releaseOnThread(id: number): void;
 }
 
-export const peer = createRequire(import.meta.url)(
-  '../build/test-addons/rmmjs_dlpack_peer/build/Release/rmmjs_dlpack_peer.node',
-) as DLPackPeer;
+/** The path of the peer's addon (for a child process to load it too). */
+export const peerPath = fileURLToPath(
+  new URL('../build/test-addons/rmmjs_dlpack_peer/build/Release/rmmjs_dlpack_peer.node', import.meta.url),
+);
+
+export const peer = createRequire(import.meta.url)(peerPath) as DLPackPeer;
 
 /** What the peer writes at byte i of what it produces. */
 export const peerByte = (i: number) => (i * 7 + 3) & 255;
@@ -59,14 +62,6 @@ export const peerByte = (i: number) => (i * 7 + 3) & 255;
 let sockets = 0;
 /** A fresh Unix socket path. */
 export const socketPath = () => join(tmpdir(), `rmmjs-interop-${process.pid}-${sockets++}.sock`);
-
-const imports = (modules: Record<string, string>) =>
-  Object.entries({ core: '@rmmjs/core', interop: '@rmmjs/interop', ...modules })
-    .map(
-      ([name, module]) =>
-        `const ${name} = await import(${JSON.stringify(pathToFileURL(resolveFromPackage(module)).href)});`,
-    )
-    .join('\n');
 
 /** A process that talks in JSON lines on stdin and stdout while the test goes on. */
 export function lineProcess(command: string, args: string[], env: Record<string, string | undefined> = {}) {
@@ -114,27 +109,9 @@ export function lineProcess(command: string, args: string[], env: Record<string,
   };
 }
 
-/**
- * A Node process running `code` (an ES module body with `core`, `interop`, `send(value)` (a JSON
- * line to the test) and `next()` (the test's next JSON line) in scope) while the test goes on.
- */
-export function startProcess(code: string, env: Record<string, string | undefined> = {}) {
-  return lineProcess(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `${imports({})}
-       const { createInterface } = await import('node:readline');
-       const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-       const next = async () => JSON.parse((await lines.next()).value);
-       const send = (value) => process.stdout.write(JSON.stringify(value) + '\\n');
-       try { ${code} } catch (error) { send({ error: error.code + ': ' + error.message }); }
-       process.exit(0);`,
-    ],
-    env,
-  );
-}
+/** The child script children/<name>.js, talking in JSON lines while the test goes on. */
+export const startChild = (name: string) =>
+  lineProcess(process.execPath, [fileURLToPath(new URL(`./children/${name}.js`, import.meta.url))]);
 
 /** python3 with the helper (python/rmmjs_ipc.py) on its path, if there is one. */
 export const python = (() => {
