@@ -410,8 +410,10 @@ export default function interopModels() {
         const result = call.run(() => world.P.interop.fromDLPack(argument, optionsValue));
         if (record === undefined) return;
         const { state } = record;
-        // Only an option refused before the capsule was read leaves it unconsumed.
-        if (result.ok || !['type', 'disposed', 'hostile', 'revoked'].includes(result.kind)) state.consumed = true;
+        // Only an option refused before the capsule was read leaves it unconsumed (a Proxy of a live
+        // object as the options throws V8's TypeError when its stream getter runs: privateMember).
+        const beforeRead = ['type', 'disposed', 'hostile', 'revoked', 'privateMember'];
+        if (result.ok || !beforeRead.includes(result.kind)) state.consumed = true;
         if (!result.ok) return;
         const view = result.value;
         const entry = world.addBuffer(view, unknownBytes(view.size), { counted: false });
