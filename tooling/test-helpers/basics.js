@@ -41,7 +41,11 @@ export async function rejected(promise) {
 
 /** The path of a workspace package (or one of its exports) as the package under test resolves it. */
 export function resolveFromPackage(name) {
-  return createRequire(join(process.cwd(), 'package.json')).resolve(name);
+  const require = createRequire(join(process.cwd(), 'package.json'));
+  // Node resolves a package's own name only through its `exports`; one without them (a private
+  // tooling package such as @rmmjs/test-addon) is its own folder.
+  if (name === packageUnderTest.name && packageUnderTest.exports === undefined) return require.resolve(process.cwd());
+  return require.resolve(name);
 }
 
 /** Imports a workspace package as the package under test resolves it (the instance its tests import). */
