@@ -13,7 +13,7 @@ import { benchCopies, randomWorkload, runRandomWorkload } from '@rmmjs/cli';
 import { exitWithUsage, parseCommandLine } from '@rmmjs/scripts/arguments.mjs';
 import { alternatingMedians, median, pairNs } from './timing.mjs';
 import { benchPeers } from './peers.mjs';
-import { benchSuballocators, suballocatorCounts } from './suballocators.mjs';
+import { ADAPTORS, benchSuballocators, suballocatorCounts } from './suballocators.mjs';
 import { benchTransfers } from './transfer.mjs';
 import { scaleTargets } from './scale.mjs';
 import { repeatRuns, summarizeRunFiles } from './runs.mjs';
@@ -259,6 +259,15 @@ function targetsOf(value, peer) {
       3,
       { workers: 8 },
     ],
+    // Absolute, not a ratio (so its second figure is 1): what an adaptor adds, in ns, to the pool
+    // pairs measured in turns with it.
+    ...ADAPTORS.map((name) => [
+      `${name.replace('ResourceAdaptor', '')} ns added to a pool pair`,
+      value('adaptors over a pool', `${name} adds to a pool pair (C++)`),
+      1,
+      '<=',
+      30,
+    ]),
     [
       'Logging pair / pool pair (C++)',
       value('adaptors over a pool', 'LoggingResourceAdaptor pair (C++)'),

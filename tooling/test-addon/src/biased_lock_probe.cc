@@ -3,8 +3,8 @@
 // core's BiasedLock guarding a plain counter. The calling thread takes it `iterations` times alone
 // (it stays biased), then again while `threads` native threads take it as many times each (the
 // first of them revokes the bias). Every section increments the counter without an atomic and
-// checks that it is alone inside: a lost increment or an overlap means the lock let two in. Every
-// other section takes the lock with try_lock first.
+// checks that it is alone inside: a lost increment or an overlap means the lock let two in. The
+// sections take the lock in turn with lock(), with try_lock first, and with BiasedLock::Guard.
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -24,10 +24,19 @@ struct Guarded {
   int inside = 0;
   uint64_t overlaps = 0;
 
-  // Every other section tries first and waits only when that fails, as the pool's lists do.
-  void Section(bool trying) {
+  // Section i takes the lock the (i % 3)th way: lock(); try_lock, waiting only when that fails, as
+  // the pool's lists do; a Guard.
+  void Section(int64_t i) {
+    if (i % 3 == 2) {
+      BiasedLock::Guard guard(lock);
+      return Count();
+    }
     std::unique_lock<BiasedLock> guard(lock, std::defer_lock);
-    if (!trying || !guard.try_lock()) guard.lock();
+    if (i % 3 == 0 || !guard.try_lock()) guard.lock();
+    Count();
+  }
+
+  void Count() {
     if (inside++ != 0) overlaps++;
     // A read-modify-write spread over a few instructions, so that two threads inside would lose one.
     uint64_t value = total;
@@ -46,18 +55,18 @@ Napi::Value BiasedLockRun(const Napi::CallbackInfo& info) {
   int64_t iterations = options.Get("iterations").As<Napi::Number>().Int64Value();
   if (threads < 0 || threads > 64 || iterations < 0) js::ThrowTypeError(env, "threads 0 to 64, iterations >= 0");
   auto guarded = std::make_unique<Guarded>();
-  for (int64_t i = 0; i < iterations; i++) guarded->Section(i % 2 == 1);
+  for (int64_t i = 0; i < iterations; i++) guarded->Section(i);
   bool biased_alone = guarded->lock.biased();
   std::atomic<bool> go{false};
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; t++) {
     workers.emplace_back([&] {
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      for (int64_t i = 0; i < iterations; i++) guarded->Section(i % 2 == 1);
+      for (int64_t i = 0; i < iterations; i++) guarded->Section(i);
     });
   }
   go.store(true, std::memory_order_release);
-  for (int64_t i = 0; i < iterations; i++) guarded->Section(i % 2 == 1);
+  for (int64_t i = 0; i < iterations; i++) guarded->Section(i);
   for (std::thread& worker : workers) worker.join();
   Napi::Object result = Napi::Object::New(env);
   result.Set("total", Napi::Number::New(env, static_cast<double>(guarded->total)));

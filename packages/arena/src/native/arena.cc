@@ -9,7 +9,7 @@
 namespace rmmjs::arena {
 
 rmmjs_status Arena::Allocate(std::size_t size, const StreamKey& taker, rmmjs_stream stream, Block** out) {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   if ((*out = TakeCached(size)) != nullptr) return RMMJS_OK;
   FlushCache();
   if ((*out = superblocks_.Allocate(size)) != nullptr) return RMMJS_OK;
@@ -29,7 +29,7 @@ rmmjs_status Arena::Allocate(std::size_t size, const StreamKey& taker, rmmjs_str
 rmmjs_status Arena::Free(Block* block, rmmjs_stream stream, bool synchronized, FreeResult* result) {
   bool on_legacy_stream = IsLegacyDefaultStream(stream);
   bool pending = cuda_ && !synchronized;
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   *result = CheckFree(block);
   if (*result != FreeResult::kFreed) return RMMJS_OK;
   // Recorded before the block can be seen here (an enqueue: it does not wait for the stream).
@@ -47,7 +47,7 @@ rmmjs_status Arena::Free(Block* block, rmmjs_stream stream, bool synchronized, F
 }
 
 rmmjs_status Arena::Clean() try {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   if (superblocks_.empty()) return RMMJS_OK;
   FreedOn freed_on;
   if (legacy_stream_frees_) freed_on.Add(legacy_);

@@ -26,7 +26,7 @@ void GlobalArena::Initialize(char* base, std::size_t size) {
 }
 
 Superblock* GlobalArena::Acquire(std::size_t size, SuperblockSet& arena, FreedOn* freed_on) {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   Superblock* superblock = superblocks_.BestFitSuperblock(size);
   if (superblock == nullptr) return nullptr;
   if (SuperblockSet::IsEmpty(superblock) && superblock->size >= 2 * kMinimumSuperblockSize) {
@@ -40,7 +40,7 @@ Superblock* GlobalArena::Acquire(std::size_t size, SuperblockSet& arena, FreedOn
 }
 
 void GlobalArena::GiveBack(Superblock* superblock, SuperblockSet& arena, FreedOn freed_on) {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   superblock->freed_on = std::move(freed_on);
   arena.MoveTo(superblock, superblocks_);
   if (SuperblockSet::IsEmpty(superblock)) superblocks_.CoalesceEmpty(superblock);
@@ -48,7 +48,7 @@ void GlobalArena::GiveBack(Superblock* superblock, SuperblockSet& arena, FreedOn
 }
 
 void GlobalArena::Release(SuperblockSet& arena, const FreedOn& freed_on) {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   while (!arena.empty()) {
     Superblock* superblock = arena.first();
     superblock->freed_on.Merge(freed_on);
@@ -59,7 +59,7 @@ void GlobalArena::Release(SuperblockSet& arena, const FreedOn& freed_on) {
 }
 
 Block* GlobalArena::Allocate(std::size_t size, const StreamKey& taker, FreedOn* freed_on) {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   Block* block = superblocks_.AllocateSplitting(size);
   if (block == nullptr) return nullptr;
   Superblock* holder = block->superblock;
@@ -78,17 +78,17 @@ Block* GlobalArena::Allocate(std::size_t size, const StreamKey& taker, FreedOn* 
 }
 
 FreeResult GlobalArena::Free(Block* block, const FreedOn& freed_on) {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   return superblocks_.FreeCoalescing(block, freed_on);
 }
 
 FreeResult GlobalArena::Check(const Block* block) {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   return superblocks_.Check(block);
 }
 
 FreedOn GlobalArena::FreedOnAll() {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   FreedOn all;
   for (Superblock* superblock = superblocks_.first(); superblock != nullptr; superblock = superblock->next_in_set) {
     all.Merge(superblock->freed_on);
@@ -97,7 +97,7 @@ FreedOn GlobalArena::FreedOnAll() {
 }
 
 GlobalArena::Summary GlobalArena::Summarize() {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   Summary summary{superblocks_.count(), 0, 0};
   for (Superblock* superblock = superblocks_.first(); superblock != nullptr; superblock = superblock->next_in_set) {
     SuperblockStats stats = SuperblockSet::Stats(superblock);
@@ -108,7 +108,7 @@ GlobalArena::Summary GlobalArena::Summarize() {
 }
 
 void GlobalArena::DumpMemoryLog() {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   LogAt(RMMJS_LOG_INFO, "  Arena size: " + FormatBytes(size_));
   LogAt(RMMJS_LOG_INFO, "  # superblocks: " + std::to_string(superblocks_.count()));
   if (superblocks_.empty()) return;

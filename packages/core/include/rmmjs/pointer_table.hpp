@@ -5,17 +5,20 @@
 // are no tombstones and every key but 0 (which no allocation has) is a valid pointer. Inserting
 // allocates only when the table grows (and may then throw std::bad_alloc). Not thread-safe.
 //
-// ShardedPointerTable<Value>: PointerTable split into shards, each behind a spin lock, for a table
-// that allocate and deallocate touch from any thread (a lookup holds one shard for a few dozen
-// instructions). Readers that want one consistent view (ForEach) hold every shard at once.
+// ShardedPointerTable<Value, WeightOf>: PointerTable split into shards, each behind a spin lock, for
+// a table that allocate and deallocate touch from any thread (a lookup holds one shard for a few
+// dozen instructions), optionally summing a weight of its entries. Readers that want one
+// consistent view (ForEach) hold every shard at once.
 #ifndef RMMJS_POINTER_TABLE_HPP
 #define RMMJS_POINTER_TABLE_HPP
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -140,27 +143,50 @@ class PointerTable {
   std::size_t count_ = 0;
 };
 
-template <class Value>
+// The weight of no entry: a table that sums nothing.
+struct NoWeight {
+  template <class Value>
+  constexpr std::size_t operator()(const Value&) const {
+    return 0;
+  }
+};
+
+template <class Value, class WeightOf = NoWeight>
 class ShardedPointerTable {
  public:
   // False, and no change, when ptr is null or already in the table. May throw std::bad_alloc.
   bool Insert(const void* ptr, Value value) {
     Shard& shard = ShardOf(ptr);
-    std::lock_guard<BiasedLock> guard(shard.lock);
-    return shard.table.Insert(Key(ptr), std::move(value));
+    const std::size_t weight = WeightOf{}(value);
+    BiasedLock::Guard guard(shard.lock);
+    if (!shard.table.Insert(Key(ptr), std::move(value))) return false;
+    shard.AddWeight(weight);
+    return true;
   }
   // Moves ptr's value to *out and removes it; false when ptr is not in the table.
   bool Take(const void* ptr, Value* out) {
     Shard& shard = ShardOf(ptr);
-    std::lock_guard<BiasedLock> guard(shard.lock);
-    return shard.table.Take(Key(ptr), out);
+    BiasedLock::Guard guard(shard.lock);
+    if (!shard.table.Take(Key(ptr), out)) return false;
+    shard.AddWeight(0 - WeightOf{}(*out));
+    return true;
+  }
+
+  // The sum of WeightOf over the entries, without a lock (as a relaxed atomic counter reads: each
+  // shard's sum is exact, a call that runs at the same time may be counted or not). Insert and
+  // Take keep each shard's sum under its lock, so a total (the bytes of the allocations, say)
+  // costs the table's users no atomic read-modify-write on every call.
+  std::size_t total_weight() const {
+    std::size_t total = 0;
+    for (const Shard& shard : shards_) total += shard.weight.load(std::memory_order_relaxed);
+    return total;
   }
 
   // The number of entries (the shards are counted one after another).
   std::size_t size() const {
     std::size_t total = 0;
     for (const Shard& shard : shards_) {
-      std::lock_guard<BiasedLock> guard(shard.lock);
+      BiasedLock::Guard guard(shard.lock);
       total += shard.table.size();
     }
     return total;
@@ -168,14 +194,14 @@ class ShardedPointerTable {
 
   std::size_t ProbeLength(const void* ptr) const {
     const Shard& shard = ShardOf(ptr);
-    std::lock_guard<BiasedLock> guard(shard.lock);
+    BiasedLock::Guard guard(shard.lock);
     return shard.table.ProbeLength(Key(ptr));
   }
 
   // Whether every shard's slots take whole cache lines of their own: for tests.
   bool SlotsOnOwnLines() const {
     for (const Shard& shard : shards_) {
-      std::lock_guard<BiasedLock> guard(shard.lock);
+      BiasedLock::Guard guard(shard.lock);
       if (!shard.table.SlotsOnOwnLines()) return false;
     }
     return true;
@@ -201,6 +227,12 @@ class ShardedPointerTable {
     // Biased: a shard that one thread alone uses (JavaScript's, most often) costs no atomic.
     mutable BiasedLock lock;
     PointerTable<Value> table;
+    // WeightOf summed over table: written under lock (a plain load and store), read without it.
+    std::atomic<std::size_t> weight{0};
+    void AddWeight(std::size_t delta) {
+      if constexpr (std::is_same_v<WeightOf, NoWeight>) return;
+      weight.store(weight.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+    }
   };
 
   static std::uintptr_t Key(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr); }

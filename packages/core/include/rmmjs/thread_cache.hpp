@@ -56,7 +56,7 @@ class ThreadCaches {
   bool Take(size_t size, const StreamKey& key, CachedBlock* out) {
     Cache* cache = Find();  // none yet: nothing was freed here
     if (cache == nullptr) return false;
-    std::lock_guard<BiasedLock> guard(cache->lock);
+    BiasedLock::Guard guard(cache->lock);
     for (size_t i = cache->count; i-- > 0;) {  // the most recently freed first
       CachedBlock& block = cache->blocks[i];
       if (block.size == size && block.key == key) {
@@ -78,7 +78,7 @@ class ThreadCaches {
       return false;
     }
     if (cache == nullptr) return false;
-    std::lock_guard<BiasedLock> guard(cache->lock);
+    BiasedLock::Guard guard(cache->lock);
     if (cache->count == kCapacity) return false;
     cache->blocks[cache->count++] = block;
     return true;
@@ -97,7 +97,7 @@ class ThreadCaches {
     size_t count = 0;
     std::lock_guard<std::mutex> registry_guard(registry_lock_);
     for (const std::shared_ptr<Cache>& cache : registry_) {
-      std::lock_guard<BiasedLock> guard(cache->lock);
+      BiasedLock::Guard guard(cache->lock);
       if (cache->owner != nullptr) count += cache->count;
     }
     return count;
@@ -197,7 +197,7 @@ class ThreadCaches {
     size_t drained = 0;
     std::lock_guard<std::mutex> registry_guard(registry_lock_);
     for (const std::shared_ptr<Cache>& cache : registry_) {
-      std::lock_guard<BiasedLock> guard(cache->lock);
+      BiasedLock::Guard guard(cache->lock);
       if (cache->owner == nullptr) continue;
       if (cache->count != 0) visit(static_cast<const CachedBlock*>(cache->blocks), cache->count);
       drained += cache->count;
@@ -213,7 +213,7 @@ class ThreadCaches {
 
   // The thread owning cache exits: its blocks go back to the resource, if it still exists.
   static void GiveBackAtExit(Cache& cache) {
-    std::lock_guard<BiasedLock> guard(cache.lock);
+    BiasedLock::Guard guard(cache.lock);
     ThreadCaches* owner = cache.owner;
     if (owner == nullptr) return;
     if (cache.count != 0) owner->give_back_(owner->owner_, cache.blocks, cache.count);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 
 #include "rmmjs/abi.h"
@@ -28,24 +29,29 @@ class LimitingResourceAdaptor {
   rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream);
   rmmjs_resource* Upstream() const { return upstream_.get(); }
 
-  size_t allocated_bytes() const {
-    std::lock_guard<BiasedLock> guard(lock_);
-    return allocated_bytes_;
-  }
+  size_t allocated_bytes() const;
   size_t allocation_limit() const { return allocation_limit_; }
 
  private:
-  bool Record(void* ptr, size_t bytes);
   // Counts bytes against the limit: false, and no change, when they do not fit under it.
   bool Reserve(size_t bytes);
-  void Unreserve(size_t bytes);
+  // Records an allocation (its reservation stands), or takes the reservation back when it cannot
+  // be recorded: false then. May throw std::bad_alloc (the reservation is taken back first).
+  bool Record(void* ptr, size_t bytes);
+  // Removes an allocation's record and its reservation together: false when ptr has none.
+  bool Forget(void* ptr, size_t* bytes);
+  // Puts back what Forget removed (the upstream failed to free it), even over the limit: the
+  // memory is still allocated. False, and no record, when there is no host memory for it.
+  bool Restore(void* ptr, size_t bytes);
 
   ResourceRef upstream_;
   size_t allocation_limit_;
-  // Biased: the thread that uses the adaptor alone (JavaScript's) counts without an atomic.
+  // One lock for the counter and the records, taken three times a pair (reserve; record; forget),
+  // never across the upstream's call. Biased: the thread that uses the adaptor alone
+  // (JavaScript's) takes it without an atomic.
   mutable BiasedLock lock_;
-  size_t allocated_bytes_ = 0;        // never over allocation_limit_
-  ShardedPointerTable<size_t> live_;  // pointer -> requested bytes
+  size_t allocated_bytes_ = 0;  // the reservations: over allocation_limit_ only after a Restore
+  PointerTable<size_t> live_;   // pointer -> requested bytes
 };
 
 }  // namespace rmmjs

@@ -18,34 +18,34 @@ rmmjs_status StatisticsResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmj
 }
 
 void StatisticsResourceAdaptor::CountAllocation(size_t bytes) {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   Counters& top = stack_.back();
   top.bytes.Add(static_cast<int64_t>(bytes));
   top.allocations.Add(1);
 }
 
 void StatisticsResourceAdaptor::CountFree(size_t bytes) {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   Counters& top = stack_.back();
   top.bytes.Subtract(static_cast<int64_t>(bytes));
   top.allocations.Subtract(1);
 }
 
 void StatisticsResourceAdaptor::UncountFree(size_t bytes) {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   Counters& top = stack_.back();
   top.bytes.Restore(static_cast<int64_t>(bytes));
   top.allocations.Restore(1);
 }
 
 StatisticsResourceAdaptor::Counters StatisticsResourceAdaptor::Top() const {
-  std::lock_guard<BiasedLock> lock(lock_);
+  BiasedLock::Guard lock(lock_);
   return stack_.back();
 }
 
 rmmjs_status StatisticsResourceAdaptor::Push(Counters* top) {
   return GuardHostMemory(kTypeName, [&] {
-    std::lock_guard<BiasedLock> lock(lock_);
+    BiasedLock::Guard lock(lock_);
     *top = stack_.back();
     stack_.emplace_back();
     return RMMJS_OK;
@@ -54,7 +54,7 @@ rmmjs_status StatisticsResourceAdaptor::Push(Counters* top) {
 
 rmmjs_status StatisticsResourceAdaptor::Pop(Counters* popped) {
   {
-    std::lock_guard<BiasedLock> lock(lock_);
+    BiasedLock::Guard lock(lock_);
     if (stack_.size() >= 2) {
       *popped = stack_.back();
       stack_.pop_back();

@@ -5,6 +5,7 @@
 #include <execinfo.h>
 
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 
 namespace rmmjs {
@@ -97,8 +98,8 @@ void CallStack::SetJsCapturer(Napi::Env env, Napi::Function capture) {
   tl_js_capturer = capturer;
 }
 
-std::shared_ptr<const CallStack> CallStack::Capture() {
-  auto stack = std::make_shared<CallStack>();
+const CallStack* CallStack::Capture() {
+  auto stack = std::make_unique<CallStack>();
   if (!CaptureJsStack(&stack->js_stack_)) {
     stack->js_stack_.clear();
     void* frames[kMaxNativeFrames + 1];
@@ -106,7 +107,7 @@ std::shared_ptr<const CallStack> CallStack::Capture() {
     // Frame 0 is this function.
     if (depth > 1) stack->native_frames_.assign(frames + 1, frames + depth);
   }
-  return stack;
+  return stack.release();
 }
 
 void CallStack::Print(std::ostream& out, FrameNames& names) const {

@@ -9,17 +9,28 @@
 
 #include <napi.h>
 
-#include <memory>
+#include <atomic>
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace rmmjs {
 
+// Counted by hand, not by std::shared_ptr: the record of an allocation holds a plain pointer (one
+// reference), so that records without a stack are plain words that the table copies freely.
 class CallStack {
  public:
-  static std::shared_ptr<const CallStack> Capture();
+  // A new stack holding one reference, the caller's. May throw std::bad_alloc.
+  static const CallStack* Capture();
+
+  void Retain() const { references_.fetch_add(1, std::memory_order_relaxed); }
+  // Drops a reference (of a stack or of nullptr): the last one deletes the stack.
+  static void Release(const CallStack* stack) {
+    if (stack != nullptr && stack->references_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete stack;
+  }
 
   // Lets this thread's JavaScript environment answer Capture(): capture() returns the stack
   // string of its caller (`Error.captureStackTrace` format).
@@ -35,6 +46,27 @@ class CallStack {
  private:
   std::string js_stack_;  // as V8 formats it; empty for a native stack
   std::vector<void*> native_frames_;
+  mutable std::atomic<size_t> references_{1};
+};
+
+// A reference to a stack (or to none) held for a scope: a listing's copy of a record's stack.
+class CallStackRef {
+ public:
+  explicit CallStackRef(const CallStack* stack) : stack_(stack) {
+    if (stack_ != nullptr) stack_->Retain();
+  }
+  CallStackRef(CallStackRef&& other) noexcept : stack_(std::exchange(other.stack_, nullptr)) {}
+  CallStackRef(const CallStackRef&) = delete;
+  CallStackRef& operator=(const CallStackRef&) = delete;
+  CallStackRef& operator=(CallStackRef&& other) noexcept {
+    std::swap(stack_, other.stack_);
+    return *this;
+  }
+  ~CallStackRef() { CallStack::Release(stack_); }
+  const CallStack* get() const { return stack_; }
+
+ private:
+  const CallStack* stack_;
 };
 
 }  // namespace rmmjs

@@ -9,12 +9,6 @@
 #include "rmmjs/status.hpp"
 
 namespace rmmjs {
-namespace {
-
-constexpr auto kRelaxed = std::memory_order_relaxed;
-
-}  // namespace
-
 rmmjs_status TrackingResourceAdaptor::Allocate(size_t bytes, rmmjs_stream stream, void** out) {
   const rmmjs_core_api* api = CoreApi();
   rmmjs_status status = api->allocate(upstream_.get(), bytes, stream, out);
@@ -27,19 +21,22 @@ rmmjs_status TrackingResourceAdaptor::Allocate(size_t bytes, rmmjs_stream stream
   return status;
 }
 
+TrackingResourceAdaptor::~TrackingResourceAdaptor() {
+  allocations_.ForEach([](uintptr_t, const AllocationRecord& record) { CallStack::Release(record.stack); });
+}
+
 rmmjs_status TrackingResourceAdaptor::Track(void* ptr, size_t bytes) {
   return GuardHostMemory(kTypeName, [&] {
-    AllocationRecord record{bytes, capture_stacks_ ? CallStack::Capture() : nullptr};
-    allocated_bytes_.fetch_add(bytes, kRelaxed);
+    const AllocationRecord record{bytes, capture_stacks_ ? CallStack::Capture() : nullptr};
     bool inserted = false;
     try {
-      inserted = allocations_.Insert(ptr, std::move(record));
+      inserted = allocations_.Insert(ptr, record);
     } catch (...) {
-      allocated_bytes_.fetch_sub(bytes, kRelaxed);
+      CallStack::Release(record.stack);
       throw;
     }
     if (inserted) return RMMJS_OK;
-    allocated_bytes_.fetch_sub(bytes, kRelaxed);
+    CallStack::Release(record.stack);
     // The upstream handed out an address that is still tracked: it was freed behind this
     // adaptor's back.
     return Fail(RMMJS_ERR_LOGIC, "pointer is already tracked");
@@ -49,7 +46,6 @@ rmmjs_status TrackingResourceAdaptor::Track(void* ptr, size_t bytes) {
 rmmjs_status TrackingResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmjs_stream stream) {
   AllocationRecord record;
   const bool tracked = allocations_.Take(ptr, &record);
-  if (tracked) allocated_bytes_.fetch_sub(record.bytes, kRelaxed);
   // As RMM: an untracked pointer still goes upstream; a wrong size is replaced by the size
   // that was allocated.
   if (!tracked) {
@@ -64,30 +60,28 @@ rmmjs_status TrackingResourceAdaptor::Deallocate(void* ptr, size_t bytes, rmmjs_
   rmmjs_status status = CoreApi()->deallocate(upstream_.get(), ptr, bytes, stream);
   // The memory is still allocated when the upstream failed to free it, unless the upstream says
   // the pointer is not its own (a double free: no phantom allocation may stay behind).
-  if (tracked && status != RMMJS_OK && status != RMMJS_ERR_LOGIC) Restore(ptr, std::move(record));
+  const bool still_allocated = tracked && status != RMMJS_OK && status != RMMJS_ERR_LOGIC;
+  if (!(still_allocated && Restore(ptr, record))) CallStack::Release(record.stack);
   return status;
 }
 
-bool TrackingResourceAdaptor::Restore(void* ptr, AllocationRecord&& record) {
-  const size_t bytes = record.bytes;
-  allocated_bytes_.fetch_add(bytes, kRelaxed);
+bool TrackingResourceAdaptor::Restore(void* ptr, const AllocationRecord& record) {
   try {
-    if (allocations_.Insert(ptr, std::move(record))) return true;
+    return allocations_.Insert(ptr, record);
   } catch (const std::bad_alloc&) {
+    return false;
   }
-  allocated_bytes_.fetch_sub(bytes, kRelaxed);
-  return false;
 }
 
-size_t TrackingResourceAdaptor::allocated_bytes() const { return allocated_bytes_.load(kRelaxed); }
+size_t TrackingResourceAdaptor::allocated_bytes() const { return allocations_.total_weight(); }
 
 size_t TrackingResourceAdaptor::outstanding_count() const { return allocations_.size(); }
 
 std::string TrackingResourceAdaptor::outstanding_allocations_str() const {
   // One consistent snapshot (all shards locked, in order), formatted after the locks are gone.
-  std::vector<std::tuple<uintptr_t, size_t, std::shared_ptr<const CallStack>>> allocations;
+  std::vector<std::tuple<uintptr_t, size_t, CallStackRef>> allocations;
   allocations_.ForEach([&](uintptr_t ptr, const AllocationRecord& record) {
-    allocations.emplace_back(ptr, record.bytes, record.stack);
+    allocations.emplace_back(ptr, record.bytes, CallStackRef(record.stack));
   });
   std::sort(allocations.begin(), allocations.end(),
             [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
@@ -95,9 +89,9 @@ std::string TrackingResourceAdaptor::outstanding_allocations_str() const {
   CallStack::FrameNames names;
   for (const auto& [ptr, bytes, stack] : allocations) {
     out << FormatHex(ptr) << ": " << bytes << " B";
-    if (stack != nullptr) {
+    if (stack.get() != nullptr) {
       out << " : callstack:\n";
-      stack->Print(out, names);
+      stack.get()->Print(out, names);
     }
     out << '\n';
   }

@@ -10,10 +10,8 @@
 // upstream says the pointer is not its own.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 
 #include "call_stack.h"
@@ -25,7 +23,11 @@ namespace rmmjs {
 
 struct AllocationRecord {
   size_t bytes = 0;
-  std::shared_ptr<const CallStack> stack;  // null unless the adaptor captures stacks
+  const CallStack* stack = nullptr;  // one reference; null unless the adaptor captures stacks
+};
+
+struct RecordBytes {
+  size_t operator()(const AllocationRecord& record) const { return record.bytes; }
 };
 
 class TrackingResourceAdaptor {
@@ -34,6 +36,9 @@ class TrackingResourceAdaptor {
 
   TrackingResourceAdaptor(ResourceRef upstream, bool capture_stacks)
       : upstream_(std::move(upstream)), capture_stacks_(capture_stacks) {}
+  TrackingResourceAdaptor(const TrackingResourceAdaptor&) = delete;
+  TrackingResourceAdaptor& operator=(const TrackingResourceAdaptor&) = delete;
+  ~TrackingResourceAdaptor();
 
   rmmjs_status Allocate(size_t bytes, rmmjs_stream stream, void** out);
   rmmjs_status Deallocate(void* ptr, size_t bytes, rmmjs_stream stream);
@@ -52,13 +57,13 @@ class TrackingResourceAdaptor {
   // Records a new allocation: RMMJS_ERR_LOGIC when ptr is already tracked.
   rmmjs_status Track(void* ptr, size_t bytes);
   // Puts back the record of an allocation the upstream failed to free; false if it could not.
-  bool Restore(void* ptr, AllocationRecord&& record);
+  bool Restore(void* ptr, const AllocationRecord& record);
 
   ResourceRef upstream_;
   bool capture_stacks_;
-  // Added before a record goes in, taken off after it comes out: never below the records' sum.
-  std::atomic<size_t> allocated_bytes_{0};
-  ShardedPointerTable<AllocationRecord> allocations_;
+  // Its total weight is allocated_bytes(): summed under the shards' locks, so an allocation
+  // costs no atomic of its own.
+  ShardedPointerTable<AllocationRecord, RecordBytes> allocations_;
 };
 
 }  // namespace rmmjs
