@@ -1,6 +1,7 @@
 import { parseBytes } from '@rmmjs/core';
 import { writeLines, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
+import { commandLinePath } from '../files.js';
 import { formatBytes, formatCount, formatTable } from '../format.js';
 import { readLog } from '../log/read-log.js';
 import { progressBar } from '../progress.js';
@@ -171,6 +172,7 @@ Options:
   },
   positionals: { min: 1, max: 1, names: 'the log file (log.csv)' },
   async run(values, [file], { stdout, stderr }) {
+    commandLinePath(file, 'the log file');
     const resources = values.resources === undefined ? undefined : parseResources(values.resources as string);
     const size = values.size === undefined ? undefined : parseSize(values.size as string);
     const workers = values.workers === undefined ? undefined : parseWorkers(values.workers as string);
