@@ -67,7 +67,10 @@ describe(`paths with a null byte (${backend()})`, () => {
     for (const [argv, message] of [
       [['replay', 'log\0.csv'], "rmmjs replay: the log file: 'log\\x00.csv' has a null byte, which no path can have"],
       [['plot', 'log\0.csv'], "rmmjs plot: the log file: 'log\\x00.csv' has a null byte, which no path can have"],
-      [['plot', log, '-o', output], `rmmjs plot: --output: '${join(dir, 'x\\x00.svg')}' has a null byte, which no path can have`],
+      [
+        ['plot', log, '-o', output],
+        `rmmjs plot: --output: '${join(dir, 'x\\x00.svg')}' has a null byte, which no path can have`,
+      ],
     ] as const) {
       const { out, output: streams } = capture();
       expect(await main([...argv], streams)).toBe(2);

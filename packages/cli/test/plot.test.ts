@@ -1,6 +1,15 @@
 // `rmmjs plot`: memory in use over time and allocation sizes, rendered by Vega-Lite to SVG (and PNG to check).
 import { execFileSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Resvg } from '@resvg/resvg-js';
@@ -152,7 +161,9 @@ describe(`rmmjs plot (${backend()})`, () => {
     for (const output of [log, join(dir, 'sub', '..', 'kept.svg'), join(dir, 'hard.svg'), join(dir, 'soft.svg')]) {
       const run = rmmjs(['plot', log, '-o', output]);
       expect([run.status, run.stdout]).toEqual([2, '']);
-      expect(lines(run.stderr)[0]).toBe(`rmmjs plot: --output: '${output}' is the log being plotted ('${log}'); choose another file`);
+      expect(lines(run.stderr)[0]).toBe(
+        `rmmjs plot: --output: '${output}' is the log being plotted ('${log}'); choose another file`,
+      );
       expect(run.stderr).toContain('Usage: rmmjs plot');
       expect(readFileSync(log, 'utf8')).toBe(text);
     }

@@ -105,7 +105,9 @@ describe(`a log of many threads (${backend()})`, () => {
 
     const table = rmmjs(['replay', file, '--resources', 'pool', '--workers', '2']);
     expect(table.status).toBe(0);
-    expect(lines(table.stdout)[2]).toBe('replayed on 2 worker threads (--workers): the 2,000 logged threads share them');
+    expect(lines(table.stdout)[2]).toBe(
+      'replayed on 2 worker threads (--workers): the 2,000 logged threads share them',
+    );
   });
 
   it('workers: n puts each logged thread on one of n worker threads', async () => {
@@ -148,7 +150,10 @@ describe(`the per-thread default stream (${backend()})`, () => {
     using stats = new StatisticsResourceAdaptor(getCurrentDeviceResource());
     const before = getCurrentDeviceResource();
     const streams = onFake() ? fakeCuda.stats().liveStreams : 0;
-    for (const call of [() => replayOn(log(), stats, undefined, { workers: 2 }), () => replayLog(log(), { workers: 2 })]) {
+    for (const call of [
+      () => replayOn(log(), stats, undefined, { workers: 2 }),
+      () => replayLog(log(), { workers: 2 }),
+    ]) {
       const error = (await call().catch((e: unknown) => e)) as Error & { code?: string };
       expect(Object.getPrototypeOf(error)).toBe(TypeError.prototype);
       expect(error.code).toBe('ERR_INVALID_ARG_VALUE');

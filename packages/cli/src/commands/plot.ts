@@ -25,7 +25,8 @@ function checkOutput(output: string, outputStats: Stats | null, log: string, log
   if (logStats !== null && sameFile(outputStats, logStats)) {
     throw new UsageError(`--output: '${output}' is the log being plotted ('${log}'); choose another file`);
   }
-  if (!outputStats.isFile()) throw new UsageError(`--output: '${output}' is ${fileKind(outputStats)}, not a file to write`);
+  if (!outputStats.isFile())
+    throw new UsageError(`--output: '${output}' is ${fileKind(outputStats)}, not a file to write`);
 }
 
 // O_NONBLOCK: a FIFO put there since the check fails to open (ENXIO) instead of waiting for a reader.

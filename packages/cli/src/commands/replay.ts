@@ -8,7 +8,16 @@ import { progressBar } from '../progress.js';
 import { replayLog, type ReplayReport } from '../replay/replay.js';
 import { isReplayResource, REPLAY_RESOURCES, type ReplayResourceName } from '../replay/resources.js';
 import { defaultReplayWorkers, MAX_REPLAY_WORKERS } from '../replay/worker-plan.js';
-import { arrayOf, nullable, oneOf, optional, shape, validateCount, validateFinite, validateString } from '../validate.js';
+import {
+  arrayOf,
+  nullable,
+  oneOf,
+  optional,
+  shape,
+  validateCount,
+  validateFinite,
+  validateString,
+} from '../validate.js';
 
 /** `--resources pool,arena` as resource names; a name that is not one is a UsageError. */
 export function parseResources(text: string): ReplayResourceName[] {
