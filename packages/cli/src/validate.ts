@@ -164,14 +164,13 @@ export interface TypedArrayClass<T> {
 }
 
 /**
- * A copy of `array` (a `Class` that `typedArray` checked) in a SharedArrayBuffer of its own, so
- * that writes to the original, from this thread or another, no longer reach it. It is read through
- * a view of our own over the same memory: a subclass's methods or a growing buffer change nothing.
+ * A copy of the first `length` elements of `array` (a `Class` that `typedArray` found that long)
+ * in a SharedArrayBuffer of its own, so that writes to the original, from this thread or another,
+ * no longer reach it. It is read through a view of our own over the same memory: a subclass's
+ * methods, or a buffer another thread grows meanwhile, change nothing.
  */
-export function copyToShared<T extends ArrayBufferView>(Class: TypedArrayClass<T>, array: T): T {
-  const length = typedArrayLength.call(array);
+export function copyToShared<T extends ArrayBufferView>(Class: TypedArrayClass<T>, array: T, length: number): T {
   const copy = new Class(new SharedArrayBuffer(length * Class.BYTES_PER_ELEMENT));
-  // (A detached buffer has length 0: nothing to read.)
   if (length > 0) {
     const source = new Class(typedArrayBuffer.call(array), typedArrayOffset.call(array), length);
     (copy as unknown as Uint8Array).set(source as unknown as Uint8Array);

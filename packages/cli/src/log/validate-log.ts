@@ -49,7 +49,7 @@ export function validateLog(value: unknown, name = 'log'): AllocationLog {
   const fields = counts(value, name);
   const object = value as Record<string, unknown>;
   const column = <T extends ArrayBufferView>(key: string, is: (v: unknown) => v is T, Class: TypedArrayClass<T>) =>
-    copyToShared(Class, typedArray(is, Class.name, fields.events)(object[key], `${name}.${key}`));
+    copyToShared(Class, typedArray(is, Class.name, fields.events)(object[key], `${name}.${key}`), fields.events);
   const log: AllocationLog = {
     ...fields,
     action: column('action', types.isUint8Array, Uint8Array),

@@ -1076,7 +1076,7 @@ export default function cliModels() {
         } else {
           if (d.heavy !== 'missing' && !once(`main ${d.heavy}`)) return;
           // (A log named .svg: plotted to .plot.svg, never over itself.)
-          const file = `fuzz-main-${world.calls}.${d.heavy === 'plotSvgLog' ? 'svg' : 'csv'}`;
+          const file = freshName('main', d.heavy === 'plotSvgLog' ? 'svg' : 'csv');
           const rows = ['1,00:00:00.000001,allocate,0x100,256,0x0', '1,00:00:00.000002,free,0x100,256,0x0'];
           kept = { file, text: [COLUMNS.join(','), ...rows, ''].join('\n') };
           writeFileSync(file, kept.text);
