@@ -138,9 +138,12 @@ export function validateAllocator(value: unknown, name: string): void {
   validateFunction(deallocate, `${name}.deallocate`);
 }
 
-// The length of a typed array, from the intrinsic getter (a subclass cannot override it).
-const typedArrayLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length')!
-  .get! as (this: unknown) => number;
+// A typed array's length, buffer and offset, from the intrinsic getters (a subclass cannot override them).
+const intrinsic = (key: string) =>
+  Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), key)!.get! as (this: unknown) => never;
+const typedArrayLength = intrinsic('length') as (this: unknown) => number;
+const typedArrayBuffer = intrinsic('buffer') as (this: unknown) => ArrayBufferLike;
+const typedArrayOffset = intrinsic('byteOffset') as (this: unknown) => number;
 
 /** A typed array of one kind (`types.isFloat64Array`, ...) with exactly `length` elements, if given. */
 export function typedArray<T>(is: (value: unknown) => value is T, kind: string, length?: number): Check<T> {
@@ -152,6 +155,27 @@ export function typedArray<T>(is: (value: unknown) => value is T, kind: string, 
     }
     return value;
   };
+}
+
+/** A typed array class (`Uint8Array`, `Float64Array`, ...). */
+export interface TypedArrayClass<T> {
+  new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/**
+ * A copy of the first `length` elements of `array` (a `Class` that `typedArray` found that long)
+ * in a SharedArrayBuffer of its own, so that writes to the original, from this thread or another,
+ * no longer reach it. It is read through a view of our own over the same memory: a subclass's
+ * methods, or a buffer another thread grows meanwhile, change nothing.
+ */
+export function copyToShared<T extends ArrayBufferView>(Class: TypedArrayClass<T>, array: T, length: number): T {
+  const copy = new Class(new SharedArrayBuffer(length * Class.BYTES_PER_ELEMENT));
+  if (length > 0) {
+    const source = new Class(typedArrayBuffer.call(array), typedArrayOffset.call(array), length);
+    (copy as unknown as Uint8Array).set(source as unknown as Uint8Array);
+  }
+  return copy;
 }
 
 export const isFloat64Array = types.isFloat64Array as (value: unknown) => value is Float64Array;

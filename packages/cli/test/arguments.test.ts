@@ -190,6 +190,11 @@ describe(`the library's argument checks (${backend()})`, () => {
     ['replayLog: onProgress 1', () => cli.replayLog(log(), { onProgress: 1 as never }), TYPE, '"options.onProgress"'],
     ['replayOn: not a resource', () => cli.replayOn(log(), {} as never), TYPE, '"mr"'],
     ['replayOn: onProgress null', () => cli.replayOn(log(), mr(), null as never), TYPE, '"onProgress"'],
+    ['replayLog: workers 0', () => cli.replayLog(log(), { workers: 0 }), RANGE, '"options.workers"'],
+    ['replayLog: workers 257', () => cli.replayLog(log(), { workers: 257 }), RANGE, '"options.workers"'],
+    ['replayLog: workers "2"', () => cli.replayLog(log(), { workers: '2' as never }), TYPE, '"options.workers"'],
+    ['replayOn: options "x"', () => cli.replayOn(log(), mr(), undefined, 'x' as never), TYPE, '"options"'],
+    ['replayOn: workers 1.5', () => cli.replayOn(log(), mr(), undefined, { workers: 1.5 }), RANGE, '"options.workers"'],
     [
       'replayOn: a log freeing twice',
       () =>

@@ -41,3 +41,22 @@ export function threadedLog({ threads = 3, events = 3000, maxLive = 50, seed = 7
   }
   return rows.join('\n') + '\n';
 }
+
+/**
+ * A row or two for each of `threads` threads: thread k allocates (every tenth allocation on stream
+ * 0x5a5a00, else the default stream) and frees what thread k - 1 allocated, so every free but the
+ * first thread's is of another thread's allocation; the last allocation is never freed. With
+ * `perThreadDefault`, the first that many threads allocate on the per-thread default stream (0x2).
+ */
+export function manyThreadsLog({ threads = 2000, perThreadDefault = 0 } = {}): string {
+  const rows = [HEADER];
+  const pointer = (k: number) => `0x${(0x7f0000000000 + k * 0x10000).toString(16)}`;
+  const size = (k: number) => 256 * (1 + (k % 64));
+  const stream = (k: number) => (k < perThreadDefault ? '0x2' : k % 10 === 0 ? '0x5a5a00' : '0x0');
+  for (let k = 0; k < threads; k++) {
+    const thread = 100000 + k;
+    rows.push(`${thread},${clock(2 * k)},allocate,${pointer(k)},${size(k)},${stream(k)}`);
+    if (k > 0) rows.push(`${thread},${clock(2 * k + 1)},free,${pointer(k - 1)},${size(k - 1)},${stream(k - 1)}`);
+  }
+  return rows.join('\n') + '\n';
+}

@@ -1,5 +1,15 @@
 // `rmmjs plot`: memory in use over time and allocation sizes, rendered by Vega-Lite to SVG (and PNG to check).
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Resvg } from '@resvg/resvg-js';
@@ -125,6 +135,55 @@ describe(`rmmjs plot (${backend()})`, () => {
     writeFileSync(log, readFileSync(fixture('rmm-cpp.csv')));
     expect(rmmjs(['plot', log]).status).toBe(0);
     expect(readFileSync(join(dir, 'run.svg'), 'utf8').startsWith('<svg')).toBe(true);
+  });
+
+  it('a log named .svg: without -o the plot goes to .plot.svg, and the log is kept', () => {
+    const log = join(dir, 'trace.svg');
+    const text = readFileSync(fixture('rmm-cpp.csv'), 'utf8');
+    writeFileSync(log, text);
+    const run = rmmjs(['plot', log]);
+    expect(run.stderr).toBe('');
+    expect([run.status, run.stdout]).toEqual([
+      0,
+      `wrote ${join(dir, 'trace.plot.svg')}: memory in use at 11 points, 14 allocation size classes\n`,
+    ]);
+    expect(readFileSync(log, 'utf8')).toBe(text);
+    expect(readFileSync(join(dir, 'trace.plot.svg'), 'utf8').startsWith('<svg')).toBe(true);
+  });
+
+  it('an output that is the log (its path, another spelling, a hard or symbolic link): exit 2, the log kept', () => {
+    const log = join(dir, 'kept.svg');
+    const text = readFileSync(fixture('rmm-cpp.csv'), 'utf8');
+    writeFileSync(log, text);
+    linkSync(log, join(dir, 'hard.svg'));
+    symlinkSync(log, join(dir, 'soft.svg'));
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    for (const output of [log, join(dir, 'sub', '..', 'kept.svg'), join(dir, 'hard.svg'), join(dir, 'soft.svg')]) {
+      const run = rmmjs(['plot', log, '-o', output]);
+      expect([run.status, run.stdout]).toEqual([2, '']);
+      expect(lines(run.stderr)[0]).toBe(
+        `rmmjs plot: --output: '${output}' is the log being plotted ('${log}'); choose another file`,
+      );
+      expect(run.stderr).toContain('Usage: rmmjs plot');
+      expect(readFileSync(log, 'utf8')).toBe(text);
+    }
+    // The same through a symbolic link to the log given as the log.
+    const run = rmmjs(['plot', join(dir, 'soft.svg'), '-o', log]);
+    expect(run.status).toBe(2);
+    expect(readFileSync(log, 'utf8')).toBe(text);
+  });
+
+  it('an output that is there and not a file (a directory, a FIFO): exit 2, nothing waits', () => {
+    const folder = join(dir, 'folder.svg');
+    mkdirSync(folder, { recursive: true });
+    const run = rmmjs(['plot', fixture('rmm-cpp.csv'), '-o', folder]);
+    expect(run.status).toBe(2);
+    expect(lines(run.stderr)[0]).toBe(`rmmjs plot: --output: '${folder}' is a directory, not a file to write`);
+    const fifo = join(dir, 'pipe.svg');
+    execFileSync('mkfifo', [fifo]);
+    const piped = rmmjs(['plot', fixture('rmm-cpp.csv'), '-o', fifo], { timeout: 20_000 });
+    expect(piped.status).toBe(2);
+    expect(lines(piped.stderr)[0]).toBe(`rmmjs plot: --output: '${fifo}' is a FIFO, not a file to write`);
   });
 
   it('a bad log: exit 1 with the line, no file written', () => {

@@ -1,6 +1,6 @@
 // `rmmjs replay`: a log replayed against each allocator, one worker per logged thread, in order.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CudaMemoryResource, cuda, getCurrentDeviceResource, getPerDeviceResource } from '@rmmjs/core';
@@ -134,8 +134,8 @@ describe(`replayOn (${backend()})`, () => {
     const counter = counting();
     const file = join(dir, 'replayed.csv');
     const logged = new LoggingResourceAdaptor(counter, { logFileName: file });
-    const outcome = await replayOn(log, logged);
-    expect([outcome.error, outcome.failures]).toEqual([null, 0]);
+    const outcome = await replayOn(log, logged, undefined, { workers: 4 });
+    expect([outcome.error, outcome.failures, outcome.workers]).toEqual([null, 0, 4]);
     expect(counter.getAllocatedBytes()).toBe(0); // what the log leaves live is freed after
     logged.flush();
     const replayed = parseLog(readFileSync(file, 'utf8'), file);
@@ -149,7 +149,8 @@ describe(`replayOn (${backend()})`, () => {
         .map(([, size]) => size)
         .sort(),
     ).toEqual(log.live.map(({ size }) => size).sort());
-    // Each logged thread ran on a thread of its own, each logged stream became a stream of its own.
+    // With as many workers as threads, each logged thread ran on a thread of its own; each logged
+    // stream became a stream of its own.
     const n = seen(log).length;
     const of = (l: AllocationLog, column: Int32Array) => [...column].filter((_, i) => l.slot[i] >= 0);
     expect(replayed.threads.length).toBeGreaterThanOrEqual(4);
@@ -231,12 +232,16 @@ describe(`rmmjs replay (${backend()})`, () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const out = lines(run.stdout);
-    expect(out.slice(0, 4)).toEqual([
+    expect(out.slice(0, 5)).toEqual([
       `log ${fixture('rmm-cpp.csv')}: 11 rows, 6 allocations, 4 frees, 1 allocate failure (not replayed); 3 threads, 3 streams`,
       'peak in use 1.9 MiB, largest allocation 1.9 MiB; 2 allocations of 768 B never freed (freed after the replay)',
+      availableParallelism() >= 3
+        ? 'replayed on 3 worker threads, one per logged thread'
+        : `replayed on ${availableParallelism()} worker threads (--workers): the 3 logged threads share them`,
       'upstream: not bounded',
       '',
     ]);
+    expect(out.splice(2, 1)).toHaveLength(1);
     expect(out[4].split(/ {2,}/)).toEqual([
       'resource',
       'allocator',
@@ -262,6 +267,7 @@ describe(`rmmjs replay (${backend()})`, () => {
     const report = JSON.parse(run.stdout);
     expect(report.log).toEqual({ ...GOLDEN_SUMMARY, source: fixture('rmm-cpp.csv') });
     expect(report.size).toBe(64 * MiB);
+    expect(report.workers).toBe(Math.min(3, availableParallelism()));
     expect(report.results).toHaveLength(1);
     expect(report.results[0]).toMatchObject({
       resource: 'pool',

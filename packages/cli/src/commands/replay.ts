@@ -1,12 +1,23 @@
 import { parseBytes } from '@rmmjs/core';
 import { writeLines, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
+import { commandLinePath } from '../files.js';
 import { formatBytes, formatCount, formatTable } from '../format.js';
 import { readLog } from '../log/read-log.js';
 import { progressBar } from '../progress.js';
 import { replayLog, type ReplayReport } from '../replay/replay.js';
 import { isReplayResource, REPLAY_RESOURCES, type ReplayResourceName } from '../replay/resources.js';
-import { arrayOf, nullable, oneOf, shape, validateCount, validateFinite, validateString } from '../validate.js';
+import { defaultReplayWorkers, MAX_REPLAY_WORKERS } from '../replay/worker-plan.js';
+import {
+  arrayOf,
+  nullable,
+  oneOf,
+  optional,
+  shape,
+  validateCount,
+  validateFinite,
+  validateString,
+} from '../validate.js';
 
 /** `--resources pool,arena` as resource names; a name that is not one is a UsageError. */
 export function parseResources(text: string): ReplayResourceName[] {
@@ -17,6 +28,15 @@ export function parseResources(text: string): ReplayResourceName[] {
     }
   }
   return names as ReplayResourceName[];
+}
+
+/** `--workers 8` as a number of worker threads (1 to MAX_REPLAY_WORKERS); anything else is a UsageError. */
+export function parseWorkers(text: string): number {
+  const workers = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(workers >= 1 && workers <= MAX_REPLAY_WORKERS)) {
+    throw new UsageError(`--workers: '${text}' is not a number of worker threads (1 to ${MAX_REPLAY_WORKERS})`);
+  }
+  return workers;
 }
 
 /** `--size 4GiB` in bytes; one that does not parse, or 0, is a UsageError. */
@@ -45,6 +65,7 @@ const validateReport = shape({
     leaked: shape({ count: validateCount, bytes: validateCount }),
   }),
   size: nullable(validateCount),
+  workers: optional(validateCount),
   results: arrayOf(
     shape({
       resource: oneOf(REPLAY_RESOURCES),
@@ -63,12 +84,18 @@ const validateReport = shape({
 
 const plural = (count: number, word: string) => `${formatCount(count)} ${word}${count === 1 ? '' : 's'}`;
 
+function workersLine(workers: number, threads: number): string {
+  if (workers >= threads) return `replayed on ${plural(workers, 'worker thread')}, one per logged thread`;
+  return `replayed on ${plural(workers, 'worker thread')} (--workers): the ${formatCount(threads)} logged threads share them`;
+}
+
 /**
  * The lines `rmmjs replay` prints for `report` (without `--json`): the log's summary, a table of the
  * allocators that ran, a line for each one skipped or stopped, and what the columns mean.
  */
-export function formatReplay(report: ReplayReport): string[] {
-  report = validateReport(report, 'report');
+export function formatReplay(given: ReplayReport): string[] {
+  // (A report written before `workers` was added has none: no line for it.)
+  const report = validateReport(given, 'report');
   const { log } = report;
   const lines = [
     `log ${log.source}: ${plural(log.events, 'row')}, ${plural(log.allocations, 'allocation')}, ${plural(log.frees, 'free')}, ` +
@@ -77,6 +104,7 @@ export function formatReplay(report: ReplayReport): string[] {
       (log.leaked.count > 0
         ? `; ${plural(log.leaked.count, 'allocation')} of ${formatBytes(log.leaked.bytes)} never freed (freed after the replay)`
         : ''),
+    ...(report.workers === undefined || report.workers === 0 ? [] : [workersLine(report.workers, log.threads)]),
     report.size === null ? 'upstream: not bounded' : `upstream: bounded to ${formatBytes(report.size)} (--size)`,
     '',
   ];
@@ -127,13 +155,13 @@ export function formatReplay(report: ReplayReport): string[] {
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'replay an allocation log (RMM C++/Python or rmmjs CSV) against each allocator and compare them',
-  help: `Usage: rmmjs replay <log.csv> [--resources pool,arena,...] [--size 4GiB] [--json]
+  help: `Usage: rmmjs replay <log.csv> [--resources pool,arena,...] [--size 4GiB] [--workers n] [--json]
 
 Replays the allocations and frees of a log written by RMM's logging_resource_adaptor (C++, or
-Python's rmm.enable_logging) or by @rmmjs/logging, against each allocator: one worker thread per
-logged thread, every event in the log's order. For each allocator it reports the time, the peak
-memory requested and held from upstream, fragmentation (1 - peak requested / peak held) and the
-allocations that ran out of memory.
+Python's rmm.enable_logging) or by @rmmjs/logging, against each allocator: a worker thread per
+logged thread (up to --workers; beyond, the logged threads share them), every event in the log's
+order. For each allocator it reports the time, the peak memory requested and held from upstream,
+fragmentation (1 - peak requested / peak held) and the allocations that ran out of memory.
 
 Options:
   --resources <list>  comma-separated, from ${REPLAY_RESOURCES.join(', ')}
@@ -141,13 +169,22 @@ Options:
                       resource without a GPU)
   --size <bytes>      bound each allocator's upstream (pool maximum, arena size, and a
                       LimitingResourceAdaptor under each), e.g. 4GiB
+  --workers <n>       the most worker threads, 1 to ${MAX_REPLAY_WORKERS} (default: one per core,
+                      here ${defaultReplayWorkers()})
   --json              print the report as JSON
   -h, --help          this help`,
-  options: { resources: { type: 'string' }, size: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    resources: { type: 'string' },
+    size: { type: 'string' },
+    workers: { type: 'string' },
+    json: { type: 'boolean' },
+  },
   positionals: { min: 1, max: 1, names: 'the log file (log.csv)' },
   async run(values, [file], { stdout, stderr }) {
+    commandLinePath(file, 'the log file');
     const resources = values.resources === undefined ? undefined : parseResources(values.resources as string);
     const size = values.size === undefined ? undefined : parseSize(values.size as string);
+    const workers = values.workers === undefined ? undefined : parseWorkers(values.workers as string);
     const progress = progressBar(stderr);
     try {
       const log = await readLog(file, {
@@ -156,6 +193,7 @@ Options:
       const report = await replayLog(log, {
         resources,
         size,
+        workers,
         onProgress: (resource, done, total) => progress.update(`replay ${resource}`, done, total, 'events'),
       });
       progress.stop();

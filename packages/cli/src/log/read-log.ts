@@ -1,6 +1,6 @@
 /** A log from text or from a file (streamed, for logs of any size). */
-import { createReadStream, statSync } from 'node:fs';
 import type { AllocationLog } from './allocation-log.js';
+import { openRegularFile, validatePath } from '../files.js';
 import { LogParser } from './log-parser.js';
 import { validateOptionalFunction, validateOptions, validateString } from '../validate.js';
 
@@ -15,22 +15,27 @@ export function parseLog(text: string, source = '<log>'): AllocationLog {
   return parser.finish();
 }
 
-/** Reads and parses a log file, streaming; `onProgress(bytesRead, fileBytes)` as it goes. */
+/**
+ * Reads and parses a log file, streaming; `onProgress(bytesRead, fileBytes)` as it goes. A path
+ * with a null byte, or a file that is not a regular one (a FIFO, a device, a directory), is refused
+ * (`TypeError` `ERR_INVALID_ARG_VALUE`) without waiting on it.
+ */
 export async function readLog(
   file: string,
   options: { onProgress?: (read: number, total: number) => void } = {},
 ): Promise<AllocationLog> {
-  validateString(file, 'file');
+  validatePath(file, 'file');
   const onProgress = validateOptionalFunction<(read: number, total: number) => void>(
     validateOptions<typeof options>(options).onProgress,
     'options.onProgress',
   );
-  const total = statSync(file).size;
   const parser = new LogParser(file);
+  const { handle, stats } = await openRegularFile(file, 'file');
+  const total = stats.size;
   let rest = '';
   let read = 0;
-  // The log is ASCII; latin1 never splits a character across chunks.
-  for await (const chunk of createReadStream(file, { encoding: 'latin1', highWaterMark: 1 << 20 })) {
+  // The log is ASCII; latin1 never splits a character across chunks. (The stream closes the file.)
+  for await (const chunk of handle.createReadStream({ encoding: 'latin1', highWaterMark: 1 << 20 })) {
     const text = rest + (chunk as string);
     read += (chunk as string).length;
     let start = 0;

@@ -2,12 +2,24 @@
  * The check of a log argument: an `AllocationLog` as `LogParser` makes it, whose rows agree with
  * each other and with its counts. The replay trusts what it checks (a free of what is not
  * allocated would free memory twice; a thread or stream index out of range would stall the
- * workers), so it runs before any function of the library reads a log it was given.
+ * workers), so it runs before any function of the library reads a log it was given, and what it
+ * checks is a copy: a log's columns are shared memory, which the caller, or another thread, can
+ * write after the check or during it.
  */
 import { types } from 'node:util';
 import { invalidArgType, invalidArgValue } from '@rmmjs/core/internal';
 import { Action, type AllocationLog, type LiveAllocation } from './allocation-log.js';
-import { arrayOf, shape, typedArray, validateCount, validateString, validateStrings, type Check } from '../validate.js';
+import {
+  arrayOf,
+  copyToShared,
+  shape,
+  typedArray,
+  validateCount,
+  validateString,
+  validateStrings,
+  type Check,
+  type TypedArrayClass,
+} from '../validate.js';
 
 const streamHandle: Check<bigint> = (value, name) => {
   if (typeof value !== 'bigint') throw invalidArgType(name, 'of type bigint', value);
@@ -29,21 +41,24 @@ const counts = shape({
   live: arrayOf(shape({ slot: validateCount, size: validateCount, stream: validateCount, line: validateCount })),
 });
 
-/** `value` as a log (a copy of its fields; the columns are its own), or the error that says what is wrong. */
+/**
+ * `value` as a log: a copy of its fields and of its columns (in shared memory of its own, for the
+ * replay's workers), checked once copied; or the error that says what is wrong.
+ */
 export function validateLog(value: unknown, name = 'log'): AllocationLog {
   const fields = counts(value, name);
   const object = value as Record<string, unknown>;
-  const column = <T>(key: string, is: (v: unknown) => v is T, kind: string) =>
-    typedArray(is, kind, fields.events)(object[key], `${name}.${key}`);
+  const column = <T extends ArrayBufferView>(key: string, is: (v: unknown) => v is T, Class: TypedArrayClass<T>) =>
+    copyToShared(Class, typedArray(is, Class.name, fields.events)(object[key], `${name}.${key}`), fields.events);
   const log: AllocationLog = {
     ...fields,
-    action: column('action', types.isUint8Array, 'Uint8Array'),
-    size: column('size', types.isFloat64Array, 'Float64Array'),
-    time: column('time', types.isFloat64Array, 'Float64Array'),
-    thread: column('thread', types.isInt32Array, 'Int32Array'),
-    stream: column('stream', types.isInt32Array, 'Int32Array'),
-    slot: column('slot', types.isInt32Array, 'Int32Array'),
-    line: column('line', types.isInt32Array, 'Int32Array'),
+    action: column('action', types.isUint8Array, Uint8Array),
+    size: column('size', types.isFloat64Array, Float64Array),
+    time: column('time', types.isFloat64Array, Float64Array),
+    thread: column('thread', types.isInt32Array, Int32Array),
+    stream: column('stream', types.isInt32Array, Int32Array),
+    slot: column('slot', types.isInt32Array, Int32Array),
+    line: column('line', types.isInt32Array, Int32Array),
   };
   checkRows(log, name);
   return log;

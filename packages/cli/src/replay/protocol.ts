@@ -1,8 +1,9 @@
 /**
- * What the replay's main thread and its workers share. Events run in log order across threads:
- * `turn[t]` holds the index of the next event thread t may run; whoever ran event i hands the turn
- * to the owner of event i + 1 (Atomics.store + notify), so each thread sleeps until its turn.
- * `pointers[slot]` is the replayed pointer of a logged allocation, so any thread can free it.
+ * What the replay's main thread and its workers share. Events run in log order across workers
+ * (each replays the events of one or more logged threads, see worker-plan.ts): `turn[w]` holds
+ * the index of the next event worker w may run; whoever ran event i hands the turn to the owner
+ * of event i + 1 (Atomics.store + notify), so each worker sleeps until its turn.
+ * `pointers[slot]` is the replayed pointer of a logged allocation, so any worker can free it.
  */
 import type { SharedResourceToken } from '@rmmjs/core';
 
@@ -15,10 +16,10 @@ export const ABORTED_TURN = -2;
 export interface ReplayWorkerData {
   /** The resource replayed on (a share() token: the worker's current device may be another one). */
   resource: SharedResourceToken;
-  /** This worker's thread index and its events, ascending. */
-  thread: number;
+  /** This worker's index and its events (those of its logged threads), ascending. */
+  worker: number;
   events: Int32Array;
-  /** Per event (shared): action, size, slot, owning thread, stream index. */
+  /** Per event (shared): action, size, slot, owning worker, stream index. */
   action: Uint8Array;
   size: Float64Array;
   slot: Int32Array;
@@ -39,11 +40,11 @@ export type ReplayWorkerResult =
   | { kind: 'aborted' }
   | { kind: 'error'; message: string; event: number };
 
-/** Stops every thread: set ABORT, then change and wake every turn so none sleeps on. */
+/** Stops every worker: set ABORT, then change and wake every turn so none sleeps on. */
 export function abortReplay(control: Int32Array, turn: Int32Array): void {
   Atomics.store(control, ABORT, 1);
-  for (let t = 0; t < turn.length; t++) {
-    Atomics.store(turn, t, ABORTED_TURN);
-    Atomics.notify(turn, t);
+  for (let w = 0; w < turn.length; w++) {
+    Atomics.store(turn, w, ABORTED_TURN);
+    Atomics.notify(turn, w);
   }
 }

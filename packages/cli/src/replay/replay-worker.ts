@@ -1,4 +1,4 @@
-// One logged thread of a replay: runs its events, each when its turn comes (see protocol.ts).
+// A worker of a replay: runs the events of its logged threads, each when its turn comes (see protocol.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   DEFAULT_STREAM,
@@ -12,7 +12,7 @@ import { Action } from '../log/allocation-log.js';
 import { ABORT, abortReplay, PROGRESS, type ReplayWorkerData, type ReplayWorkerResult } from './protocol.js';
 
 const data = workerData as ReplayWorkerData;
-const { thread, events, action, size, slot, owner, stream, pointers, failed, control, turn } = data;
+const { worker, events, action, size, slot, owner, stream, pointers, failed, control, turn } = data;
 // The resource itself, not this thread's current one: that is of this thread's current device (0).
 const mr = DeviceMemoryResource.fromShared(data.resource);
 const defaults = [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM];
@@ -26,10 +26,10 @@ function replay(): ReplayWorkerResult {
   let end: bigint | null = null;
   for (const event of events) {
     for (;;) {
-      const next = Atomics.load(turn, thread);
+      const next = Atomics.load(turn, worker);
       if (next === event) break;
       if (Atomics.load(control, ABORT) !== 0) return { kind: 'aborted' };
-      Atomics.wait(turn, thread, next);
+      Atomics.wait(turn, worker, next);
     }
     const at = slot[event];
     const start = performance.now();
@@ -59,7 +59,7 @@ function replay(): ReplayWorkerResult {
     } else {
       const next = owner[following];
       Atomics.store(turn, next, following);
-      if (next !== thread) Atomics.notify(turn, next, 1);
+      if (next !== worker) Atomics.notify(turn, next, 1);
     }
   }
   return { kind: 'done', failures, inAllocator, end };

@@ -1,8 +1,9 @@
 /**
- * `rmmjs replay`: a log's allocations and frees run again against each allocator, one worker
- * thread per logged thread, in the log's order (as RMM's replay benchmark does), and what each
- * allocator did with them: the time, the peak memory it held, its fragmentation, and the
- * allocations that ran out of memory.
+ * `rmmjs replay`: a log's allocations and frees run again against each allocator, in the log's
+ * order (as RMM's replay benchmark does), on a worker thread per logged thread up to a bound (the
+ * logged threads share them beyond it, see worker-plan.ts), and what each allocator did with
+ * them: the time, the peak memory it held, its fragmentation, and the allocations that ran out of
+ * memory.
  */
 import { Worker } from 'node:worker_threads';
 import {
@@ -26,6 +27,7 @@ import {
   type ReplayWorkerResult,
 } from './protocol.js';
 import { validateLog } from '../log/validate-log.js';
+import { defaultReplayWorkers, planWorkers, validateWorkers, type WorkerPlan } from './worker-plan.js';
 import {
   arrayOf,
   oneOf,
@@ -52,6 +54,11 @@ export interface ReplayOptions {
   size?: number;
   /** Called as the replay of each resource goes on. */
   onProgress?: (resource: ReplayResourceName, done: number, total: number) => void;
+  /**
+   * The most worker threads the replay starts, 1 to 256 (default: one per core,
+   * `os.availableParallelism()`); the logged threads share them when there are more.
+   */
+  workers?: number;
 }
 
 /** What the replay of one allocator gave: a row of `rmmjs replay`'s table. */
@@ -90,7 +97,7 @@ export interface LogSummary {
   frees: number;
   /** `allocate failure` rows: logged, not replayed. */
   loggedFailures: number;
-  /** The number of logged threads (each replays in a worker thread of its own). */
+  /** The number of logged threads. */
   threads: number;
   /** The number of logged streams. */
   streams: number;
@@ -113,6 +120,8 @@ export interface ReplayReport {
   log: LogSummary;
   /** The bound on what each allocator could take from upstream, in bytes (`ReplayOptions.size`; null: none). */
   size: number | null;
+  /** The worker threads each replay ran on (one per logged thread, up to `ReplayOptions.workers`). */
+  workers: number;
   /** One result per allocator, in the order they were asked for. */
   results: ReplayResult[];
 }
@@ -137,18 +146,22 @@ function summarize(log: AllocationLog): LogSummary {
   };
 }
 
-/** Replays `log` against each resource, one after the other. */
+/**
+ * Replays `log` against each resource, one after the other. A log that cannot be replayed on
+ * `options.workers` worker threads (see `replayOn`) is refused before any resource is built.
+ */
 export async function replayLog(log: AllocationLog, options: ReplayOptions = {}): Promise<ReplayReport> {
   log = validateLog(log);
-  const { resources, size, onProgress } = validateOptions<ReplayOptions>(options);
+  const { resources, size, onProgress, workers } = validateOptions<ReplayOptions>(options);
   const names = optional(resourceNames)(resources, 'options.resources') ?? DEFAULT_REPLAY_RESOURCES;
   const bound = size === undefined ? undefined : validateSize(size, 'options.size');
   const progress = validateOptionalFunction<NonNullable<ReplayOptions['onProgress']>>(onProgress, 'options.onProgress');
+  const plan = planWorkers(log, optional(validateWorkers)(workers, 'options.workers') ?? defaultReplayWorkers());
   const results: ReplayResult[] = [];
   for (const name of names) {
-    results.push(await replayResource(log, name, bound, (done, total) => progress?.(name, done, total)));
+    results.push(await replayResource(log, plan, name, bound, (done, total) => progress?.(name, done, total)));
   }
-  return { log: summarize(log), size: bound ?? null, results };
+  return { log: summarize(log), size: bound ?? null, workers: plan.workers, results };
 }
 
 const resourceNames = arrayOf(oneOf(REPLAY_RESOURCES));
@@ -157,6 +170,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 async function replayResource(
   log: AllocationLog,
+  plan: WorkerPlan,
   resource: ReplayResourceName,
   size: number | undefined,
   onProgress: (done: number, total: number) => void,
@@ -187,7 +201,7 @@ async function replayResource(
   }
   try {
     result.className = stack.className;
-    const run = await replayChecked(log, stack.top, onProgress);
+    const run = await replayChecked(log, plan, stack.top, onProgress);
     result.timeMs = run.timeMs;
     result.allocatorMs = run.allocatorMs;
     result.failures = run.failures;
@@ -207,14 +221,15 @@ async function replayResource(
 
 const sharedInt32 = (length: number) => new Int32Array(new SharedArrayBuffer(4 * Math.max(length, 1)));
 
-/** Each thread's events, ascending, in shared memory. */
-function eventsByThread(log: AllocationLog): Int32Array[] {
-  const counts = new Array<number>(log.threads.length).fill(0);
-  for (let i = 0; i < log.events; i++) counts[log.thread[i]]++;
+/** The worker of each event, and each worker's events, ascending, in shared memory. */
+function eventsByWorker(log: AllocationLog, { workers, workerOf }: WorkerPlan) {
+  const owner = sharedInt32(log.events);
+  const counts = new Array<number>(workers).fill(0);
+  for (let i = 0; i < log.events; i++) counts[(owner[i] = workerOf[log.thread[i]])]++;
   const lists = counts.map(sharedInt32);
-  const filled = new Array<number>(log.threads.length).fill(0);
-  for (let i = 0; i < log.events; i++) lists[log.thread[i]][filled[log.thread[i]]++] = i;
-  return lists;
+  const filled = new Array<number>(workers).fill(0);
+  for (let i = 0; i < log.events; i++) lists[owner[i]][filled[owner[i]]++] = i;
+  return { owner, lists };
 }
 
 /** What `replayOn` reports about one replay. */
@@ -227,34 +242,45 @@ export interface ReplayOutcome {
   failures: number;
   /** Why the replay stopped, with the log's line (null when it ran to the end). */
   error: string | null;
+  /** The worker threads it ran on. */
+  workers: number;
 }
 
 /**
- * Replays the log's events on `mr`, one worker thread per logged thread, in the log's order; `mr`
- * is its device's resource meanwhile (`setPerDeviceResource(mr.device, mr)`), the logged streams
- * are replayed on streams of that device, whichever device is current, and each worker gets `mr`
- * through `mr.share()` (a worker's own current device is 0, whatever this thread's is). Whatever
- * the log leaves allocated, or the replay holds when it stops, is freed afterwards.
+ * Replays the log's events on `mr`, in the log's order, on a worker thread per logged thread up to
+ * `options.workers` (1 to 256, default one per core, `os.availableParallelism()`): beyond that the
+ * logged threads share them, each staying on one, every event still in the log's order. A logged
+ * thread that allocates or frees on the per-thread default stream needs a worker of its own (the
+ * stream is its thread's): a log with more of them than workers is refused (`TypeError`
+ * `ERR_INVALID_ARG_VALUE`). `mr` is its device's resource meanwhile (`setPerDeviceResource(mr.device,
+ * mr)`), the logged streams are replayed on streams of that device, whichever device is current,
+ * and each worker gets `mr` through `mr.share()` (a worker's own current device is 0, whatever this
+ * thread's is). Whatever the log leaves allocated, or the replay holds when it stops, is freed
+ * afterwards. The replay runs on a copy of the log, taken in the call: writing to the log's columns
+ * after it changes nothing.
  */
 export async function replayOn(
   log: AllocationLog,
   mr: DeviceMemoryResource,
   onProgress: (done: number, total: number) => void = () => {},
+  options: { workers?: number } = {},
 ): Promise<ReplayOutcome> {
-  return replayChecked(
-    validateLog(log),
-    validateResource(mr, 'mr'),
-    validateFunction<typeof onProgress>(onProgress, 'onProgress'),
-  );
+  log = validateLog(log);
+  mr = validateResource(mr, 'mr');
+  onProgress = validateFunction<typeof onProgress>(onProgress, 'onProgress');
+  const { workers } = validateOptions<typeof options>(options);
+  const plan = planWorkers(log, optional(validateWorkers)(workers, 'options.workers') ?? defaultReplayWorkers());
+  return replayChecked(log, plan, mr, onProgress);
 }
 
 async function replayChecked(
   log: AllocationLog,
+  plan: WorkerPlan,
   mr: DeviceMemoryResource,
   onProgress: (done: number, total: number) => void,
 ): Promise<ReplayOutcome> {
   const control = sharedInt32(CONTROL_LENGTH);
-  const turn = sharedInt32(log.threads.length).fill(-1);
+  const turn = sharedInt32(plan.workers).fill(-1);
   const pointers = new BigUint64Array(new SharedArrayBuffer(8 * Math.max(log.slots, 1)));
   const failed = new Uint8Array(new SharedArrayBuffer(Math.max(log.slots, 1)));
   const defaults = [DEFAULT_STREAM, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM];
@@ -287,7 +313,7 @@ async function replayChecked(
   let results: WorkerResults | undefined;
   let failure: unknown;
   try {
-    results = await runWorkers(log, { resource: mr.share(), control, turn, pointers, failed, streams });
+    results = await runWorkers(log, plan, { resource: mr.share(), control, turn, pointers, failed, streams });
   } catch (error) {
     failure = error;
   } finally {
@@ -305,11 +331,11 @@ async function replayChecked(
   if (thrownByCallback !== undefined) throw thrownByCallback.error;
   if (results === undefined) throw failure;
   onProgress(done, log.events);
-  return outcome(log, results, unfreed);
+  return { ...outcome(log, results, unfreed), workers: plan.workers };
 }
 
 /** What the workers' results say about the replay. */
-function outcome(log: AllocationLog, results: WorkerResults, unfreed: number): ReplayOutcome {
+function outcome(log: AllocationLog, results: WorkerResults, unfreed: number): Omit<ReplayOutcome, 'workers'> {
   const error = results.find((r) => r.kind === 'error');
   const end = results.find((r) => r.kind === 'done' && r.end !== null);
   let timeMs: number | null = null;
@@ -333,6 +359,7 @@ type WorkerResults = ReplayWorkerResult[] & { start: bigint };
 
 async function runWorkers(
   log: AllocationLog,
+  plan: WorkerPlan,
   shared: {
     resource: SharedResourceToken;
     control: Int32Array;
@@ -343,18 +370,18 @@ async function runWorkers(
   },
 ): Promise<WorkerResults> {
   const { resource, control, turn, pointers, failed, streams } = shared;
-  const lists = eventsByThread(log);
+  const { owner, lists } = eventsByWorker(log, plan);
   const ready: Promise<void>[] = [];
   const done: Promise<ReplayWorkerResult>[] = [];
-  for (const [thread, events] of lists.entries()) {
+  for (const [index, events] of lists.entries()) {
     const data: ReplayWorkerData = {
       resource,
-      thread,
+      worker: index,
       events,
       action: log.action,
       size: log.size,
       slot: log.slot,
-      owner: log.thread,
+      owner,
       stream: log.stream,
       streamHandles: streams.map((s) => s.handle),
       pointers,
@@ -394,8 +421,8 @@ async function runWorkers(
   await Promise.all(ready);
   const start = process.hrtime.bigint();
   if (log.events > 0 && Atomics.load(control, ABORT) === 0) {
-    Atomics.store(turn, log.thread[0], 0);
-    Atomics.notify(turn, log.thread[0]);
+    Atomics.store(turn, owner[0], 0);
+    Atomics.notify(turn, owner[0]);
   }
   return Object.assign(await Promise.all(done), { start });
 }

@@ -7,7 +7,24 @@
 //
 // Every exported function of the library is also called with a hostile value in one argument (the
 // others valid): it must refuse it with the error the API's rules name, before it does any work.
-import { writeFileSync } from 'node:fs';
+//
+// And what a hostile caller does with valid values: a log whose columns (shared memory) are written
+// after replayOn took it, or while it runs; logs of many threads (the worker threads are bounded)
+// and of more threads on the per-thread default stream than workers (refused); paths with a null
+// byte, a FIFO or a directory given as a log, and plot outputs that are the log itself.
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { availableParallelism } from 'node:os';
 import fc from 'fast-check';
 import { boolean, Call, func, FuzzFailure, integer, options, size, string } from '../params.js';
 import * as V from '../values.js';
@@ -252,12 +269,62 @@ const wrongCommandLines = [
   ['replay', 'a.csv', '--resources', 'nope'],
   ['replay', 'a.csv', '--size', 'lots'],
   ['replay', 'a.csv', '--size', '0'],
+  ['replay', 'a.csv', '--workers', '0'],
+  ['replay', 'a.csv', '--workers', '257'],
+  ['replay', 'a.csv', '--workers', 'two'],
+  ['replay', 'a\0.csv'],
   ['plot'],
   ['plot', 'a.csv', '-o', 'memory.png'],
+  ['plot', 'a\0.csv'],
+  ['plot', 'a.csv', '-o', 'memory\0.svg'],
   ['bench', '--resources', 'nope'],
   ['bench', '--quick=yes'],
   ['demo', 'now'],
 ];
+
+// ---- logs changed after the call, logs of many threads, the per-thread default stream ----
+
+/** Every column of a log overwritten (threads, streams and slots that do not exist, frees twice). */
+function scramble(log, next) {
+  for (const column of [log.action, log.size, log.time, log.thread, log.stream, log.slot, log.line]) {
+    for (let i = 0; i < column.length; i++) column[i] = next() % 5;
+  }
+}
+
+/** A log of `threads` threads: thread k allocates, and frees what thread k - 1 allocated. */
+function manyThreadsText(threads) {
+  const rows = [COLUMNS.join(',')];
+  const pointer = (k) => `0x${(0x7f0000000000 + k * 0x10000).toString(16)}`;
+  const size = (k) => 256 * (1 + (k % 16));
+  for (let k = 0; k < threads; k++) {
+    rows.push(`${140000 + k},${clock(2 * k)},allocate,${pointer(k)},${size(k)},0x0`);
+    if (k > 0) rows.push(`${140000 + k},${clock(2 * k + 1)},free,${pointer(k - 1)},${size(k - 1)},0x0`);
+  }
+  return rows.join('\n') + '\n';
+}
+
+/** How many logged threads replay an event on the per-thread default stream (0x2): each needs a worker of its own. */
+function perThreadDefaultThreads(log) {
+  const stream = log.streams.indexOf(2n);
+  const threads = new Set();
+  for (let i = 0; i < log.events; i++) {
+    if (stream !== -1 && log.slot[i] >= 0 && log.stream[i] === stream) threads.add(log.thread[i]);
+  }
+  return threads.size;
+}
+
+// Files made in the run's directory (which outlives a run) get names no run used before.
+let files = 0;
+const freshName = (prefix, extension) => `fuzz-${prefix}-${++files}.${extension}`;
+
+/** Opens a FIFO's other end and closes it, so that an open waiting for a writer returns. */
+function release(fifo) {
+  try {
+    closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+  } catch {
+    // No reader waits on it.
+  }
+}
 
 // ---- hostile arguments ----
 
@@ -287,6 +354,13 @@ const seconds = (call, value) => {
 };
 const seed = between(-(2 ** 31), 2 ** 32 - 1);
 const SAFE = Number.MAX_SAFE_INTEGER;
+/** A path: a string (ERR_INVALID_ARG_TYPE) without a null byte (ERR_INVALID_ARG_VALUE), as Node's fs has it. */
+const path = (call, value) => {
+  if (typeof value !== 'string') call.invalid('type');
+  else if (value.includes('\0')) call.invalid('value');
+};
+/** The most worker threads a replay may start (`workers`, `--workers`). */
+const MAX_WORKERS = 256;
 
 function isArray(value) {
   try {
@@ -346,7 +420,7 @@ function argumentSpecs(world) {
       name: 'readLog',
       valid: () => [smallLogFile(), {}],
       slots: [
-        [0, string],
+        [0, path],
         [1, optional(options)],
         [[1, 'onProgress'], optional(func)],
       ],
@@ -371,15 +445,18 @@ function argumentSpecs(world) {
         [[1, 'resources'], optional(names(world.P.cli.REPLAY_RESOURCES))],
         [[1, 'size'], optional(size)],
         [[1, 'onProgress'], optional(func)],
+        [[1, 'workers'], optional(between(1, MAX_WORKERS))],
       ],
     },
     {
       name: 'replayOn',
-      valid: () => [log, world.root, nothing],
+      valid: () => [log, world.root, nothing, {}],
       slots: [
         [0, record],
         [1, resource],
         [2, optional(func)],
+        [3, optional(options)],
+        [[3, 'workers'], optional(between(1, MAX_WORKERS))],
       ],
     },
     { name: 'formatReplay', valid: () => [{}], slots: [[0, record]] },
@@ -838,6 +915,91 @@ export default function cliModels() {
       },
     },
     {
+      name: 'replayOn a log changed after the call, of many threads, on the per-thread default stream',
+      covers: [`${pkg}:replayOn`],
+      args: fc.tuple(
+        fc.constantFrom('after', 'during', 'manyThreads'),
+        logArbitrary.map((spec) => ({ ...spec, corrupt: null })),
+        fc.boolean(),
+        fc.option(fc.integer({ min: 1, max: 4 })),
+        fc.integer({ min: 2, max: 400 }),
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+      ),
+      async run(world, [how, spec, perThreadDefault, workers, threads, seed]) {
+        const { cli, statistics } = world.P;
+        // With perThreadDefault, the allocations on stream 0x1 are on the per-thread default stream (0x2).
+        const ops = spec.ops.map((op) => (perThreadDefault && op.stream === 1 ? { ...op, stream: 2 } : op));
+        const text = how === 'manyThreads' ? manyThreadsText(threads) : buildLog({ ...spec, ops }).text;
+        const log = cli.parseLog(text, `${how}.csv`);
+        const expected = { peak: log.peakBytes, allocations: log.allocations, threads: log.threads.length };
+        const max = workers ?? Math.min(availableParallelism(), MAX_WORKERS);
+        const call = new Call(world, `replayOn (${how}, ${workers ?? 'default'} workers)`);
+        // Refused before any worker starts: cheap, every time; a replay starts workers: once per process.
+        if (perThreadDefaultThreads(log) > max) call.invalid('value');
+        else if (!once(`replayOn ${how}`)) return;
+        let state = seed;
+        const next = () => {
+          state ^= state << 13;
+          state ^= state >>> 17;
+          state ^= state << 5;
+          return state >>> 0;
+        };
+        const mr = new statistics.StatisticsResourceAdaptor(world.root);
+        let timer;
+        try {
+          // The call checks (and copies) the log before it returns its promise: what follows is after it.
+          const pending = call.runAsync(() => cli.replayOn(log, mr, undefined, workers === null ? {} : { workers }));
+          if (how === 'after') scramble(log, next);
+          if (how === 'during') timer = setInterval(() => scramble(log, next), 1);
+          const result = await pending;
+          if (!result.ok || world.tainted) return;
+          const outcome = result.value;
+          const counts = mr.allocationCounts;
+          if (outcome.error !== null || counts.currentBytes !== 0)
+            throw new FuzzFailure(`replayOn (${how}): ${JSON.stringify(outcome)}, ${counts.currentBytes} bytes left`);
+          if (outcome.workers !== Math.min(expected.threads, max))
+            throw new FuzzFailure(
+              `replayOn (${how}): ${outcome.workers} workers for ${expected.threads} threads, at most ${max}`,
+            );
+          if (
+            outcome.failures === 0 &&
+            (counts.peakBytes !== expected.peak || counts.totalCount !== expected.allocations)
+          )
+            throw new FuzzFailure(
+              `replayOn (${how}): a peak of ${counts.peakBytes} bytes in ${counts.totalCount} allocations, ` +
+                `the log checked has ${expected.peak} in ${expected.allocations}`,
+            );
+        } finally {
+          clearInterval(timer);
+          mr[Symbol.dispose]();
+        }
+      },
+    },
+    {
+      name: 'readLog of what is not a regular file, or of a path with a null byte',
+      covers: [`${pkg}:readLog`],
+      args: fc.constantFrom('fifo', 'directory', 'device', 'nullByte'),
+      async run(world, kind) {
+        const file = freshName('not-a-file', 'csv');
+        if (kind === 'fifo') execFileSync('mkfifo', [file]);
+        if (kind === 'directory') mkdirSync(file);
+        if (kind === 'nullByte') writeFileSync(file, LOG_COLUMNS_LINE + '\n');
+        const target = { device: '/dev/null', nullByte: `${file}\0` }[kind] ?? file;
+        const call = new Call(world, `readLog of a ${kind}`);
+        call.invalid('value');
+        let timer;
+        const late = new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new FuzzFailure(`readLog of a ${kind} is still waiting after 5 s`)), 5000);
+        });
+        try {
+          await Promise.race([call.runAsync(() => world.P.cli.readLog(target)), late]);
+        } finally {
+          clearTimeout(timer);
+          if (kind === 'fifo') release(file);
+        }
+      },
+    },
+    {
       name: 'runBench',
       covers: [`${pkg}:runBench`, `${pkg}:benchCopies`], // runBench measures its copies with benchCopies
       args: fc.constant(0),
@@ -870,7 +1032,13 @@ export default function cliModels() {
           },
           {
             weight: 2,
-            arbitrary: fc.constantFrom('demo', 'replay', 'plot', 'bench', 'missing').map((heavy) => ({ heavy })),
+            arbitrary: fc
+              .constantFrom('demo', 'replay', 'plot', 'plotSvgLog', 'bench', 'missing')
+              .map((heavy) => ({ heavy })),
+          },
+          {
+            weight: 2,
+            arbitrary: fc.constantFrom('path', 'spelled', 'hardLink', 'symbolicLink', 'fifo').map((same) => ({ same })),
           },
         ),
       ),
@@ -879,7 +1047,21 @@ export default function cliModels() {
         const { out, streams } = output();
         let argv;
         let expected;
-        if ('wrong' in d) {
+        // A file `main` must leave as it was (the log of `rmmjs plot`), with its text.
+        let kept;
+        if ('same' in d) {
+          // An output that is the log, or not a file to write: refused before anything is read (exit 2).
+          const file = freshName('same', 'svg');
+          kept = { file, text: [COLUMNS.join(','), '1,00:00:00.000001,allocate,0x100,256,0x0', ''].join('\n') };
+          writeFileSync(file, kept.text);
+          const other = freshName('other', 'svg');
+          if (d.same === 'hardLink') linkSync(file, other);
+          if (d.same === 'symbolicLink') symlinkSync(file, other);
+          if (d.same === 'fifo') execFileSync('mkfifo', [other]);
+          const output = { path: file, spelled: `./${file}` }[d.same] ?? other;
+          argv = ['plot', file, '-o', output];
+          expected = 2;
+        } else if ('wrong' in d) {
           argv = wrongCommandLines[d.wrong];
           expected = 2;
         } else if ('cheap' in d) {
@@ -893,20 +1075,25 @@ export default function cliModels() {
           expected = 0;
         } else {
           if (d.heavy !== 'missing' && !once(`main ${d.heavy}`)) return;
-          const file = `fuzz-main-${world.calls}.csv`;
+          // (A log named .svg: plotted to .plot.svg, never over itself.)
+          const file = freshName('main', d.heavy === 'plotSvgLog' ? 'svg' : 'csv');
           const rows = ['1,00:00:00.000001,allocate,0x100,256,0x0', '1,00:00:00.000002,free,0x100,256,0x0'];
-          writeFileSync(file, [COLUMNS.join(','), ...rows, ''].join('\n'));
+          kept = { file, text: [COLUMNS.join(','), ...rows, ''].join('\n') };
+          writeFileSync(file, kept.text);
           argv = {
             demo: ['demo'],
             replay: ['replay', file, '--resources', 'cuda', '--json'],
             plot: ['plot', file, '-o', `${file}.svg`],
+            plotSvgLog: ['plot', file],
             bench: ['bench', '--quick', '--resources', 'fixed-size'],
             missing: ['replay', 'no-such-log.csv'], // the command fails: exit 1, the reason on stderr
           }[d.heavy];
           expected = d.heavy === 'missing' ? 1 : 0;
         }
-        const call = new Call(world, `main ${argv.join(' ')}`);
+        const call = new Call(world, 'same' in d ? `main plot -o (the log: ${d.same})` : `main ${argv.join(' ')}`);
         const result = await onRoot(world, () => call.runAsync(() => cli.main(argv, streams)));
+        if (kept !== undefined && readFileSync(kept.file, 'latin1') !== kept.text)
+          throw new FuzzFailure(`rmmjs ${argv.join(' ')} wrote over its log`);
         if (!result.ok) return;
         // A heavy command on a device the world has filled fails as it says: out of memory.
         const outOfMemory = 'heavy' in d && result.value === 1 && /ERR_RMM_OUT_OF_MEMORY/.test(out.stderr);
@@ -916,6 +1103,8 @@ export default function cliModels() {
         if (expected === 2 && !out.stderr.includes('Usage:') && !out.stderr.includes('rmmjs '))
           throw new FuzzFailure(`rmmjs ${argv.join(' ')}: no usage on stderr`);
         if (expected === 0 && out.stdout === '') throw new FuzzFailure(`rmmjs ${argv.join(' ')} printed nothing`);
+        if (d.heavy === 'plotSvgLog' && !existsSync(kept.file.replace(/\.svg$/, '.plot.svg')))
+          throw new FuzzFailure(`rmmjs ${argv.join(' ')} did not write its .plot.svg`);
       },
     },
   ];
