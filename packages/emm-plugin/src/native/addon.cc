@@ -118,7 +118,7 @@ Napi::Value HostRegister(const Napi::CallbackInfo& info) {
   void* data = nullptr;
   size_t length = 0;
   if (napi_get_typedarray_info(env, view, nullptr, &length, &data, nullptr, nullptr) != napi_ok) {
-    js::ThrowTypeError(env, "owner must be an ArrayBuffer, a SharedArrayBuffer or an ArrayBufferView");
+    js::ThrowTypeError(env, "owner must be a SharedArrayBuffer or a view of one");
   }
   // Checked here, at the moment of pinning: JavaScript may have detached or shrunk it meanwhile.
   if (offset > length || bytes > length - offset) {
