@@ -33,6 +33,7 @@ import ctypes
 import fcntl
 import json
 import os
+import re
 import secrets
 import socket
 import stat
@@ -314,19 +315,44 @@ def handle_from_torch(tensor):
 # --- opening rmmjs handles ---
 
 
+_LEASE_PATH = re.compile(r"/proc/[1-9][0-9]*/fd/(?:0|[1-9][0-9]*)")
+
+
+def _lease_problem(lease, info):
+    """Why what a lease's path names is not the exporter's lease file, or None when it is."""
+    if stat.S_ISREG(info.st_mode) and f"{info.st_dev}:{info.st_ino}" == lease["file"]:
+        return None
+    kinds = [(stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"), (stat.S_ISREG, "another file")]
+    kind = next((name for test, name in kinds if test(info.st_mode)), "not a regular file")
+    return f"the handle's lease must name the exporter's lease file, and {lease['path']} is {kind}"
+
+
 def _take_lease(handle):
-    """The shared lock that tells the exporter this process still has its memory open, or None."""
+    """The shared lock that tells the exporter this process still has its memory open, or None
+    where the lease file does not exist here (another PID namespace). The handle is a peer's data:
+    a lease naming anything else than the lease file (a FIFO, which would block open() for ever, a
+    device, another file) is refused with ValueError, and nothing is opened that could block."""
     lease = handle.get("lease")
     if not lease:
         return None
+    path = lease.get("path")
+    if not isinstance(path, str) or not _LEASE_PATH.fullmatch(path):
+        raise ValueError(f"the handle's lease path must be /proc/<pid>/fd/<fd>, got {path!r}")
     try:
-        fd = os.open(lease["path"], os.O_RDONLY | os.O_CLOEXEC)
+        problem = _lease_problem(lease, os.stat(path))
     except OSError:
         return None
-    info = os.fstat(fd)
-    if f"{info.st_dev}:{info.st_ino}" != lease["file"]:
-        os.close(fd)
+    if problem is not None:
+        raise ValueError(problem)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
         return None
+    problem = _lease_problem(lease, os.fstat(fd))
+    if problem is not None:
+        os.close(fd)
+        raise ValueError(problem)
     # struct flock: short l_type, l_whence; off_t l_start, l_len; pid_t l_pid (Linux, 64-bit)
     request = struct.pack("hhxxxxqqixxxx", fcntl.F_RDLCK, os.SEEK_SET, int(lease["slot"]), 1, 0)
     try:

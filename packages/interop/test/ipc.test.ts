@@ -21,6 +21,11 @@ import {
 } from '@rmmjs/interop';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { expectBytes, onFake, onHost, pattern, rejected, runInProcess, thrown, withCuda } from '@rmmjs/test-helpers';
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { socketPath, startChild } from './support.js';
 
@@ -278,6 +283,64 @@ describe.runIf(withCuda())('openIpcHandle in another process', () => {
         'The argument "handle" is memory of device GPU-66616b65-6375-6461-0000-000000000001, which is not a device of this process',
     });
     onOne.free();
+  });
+});
+
+describe.runIf(withCuda())("openIpcHandle and the handle's lease", () => {
+  // The lease names the exporter's lease file as /proc/<pid>/fd/<fd>; a handle is data from a peer,
+  // and opening what its lease names must never block (a FIFO without a writer would, for ever).
+  const fifo = join(tmpdir(), `rmmjs-interop-${process.pid}.fifo`);
+  const held: number[] = [];
+  afterEach(() => {
+    for (const fd of held.splice(0)) closeSync(fd);
+    rmSync(fifo, { force: true });
+  });
+  const openHere = (path: string, flags: number) => {
+    const fd = openSync(path, flags);
+    held.push(fd);
+    return `/proc/${process.pid}/fd/${fd}`;
+  };
+  const makeFifo = () => {
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    return fifo;
+  };
+  const leaseFile = "must name the exporter's lease file";
+
+  it.each([
+    ['a FIFO outside /proc', () => makeFifo(), 'must be /proc/<pid>/fd/<fd>'],
+    [
+      'a FIFO (no writer) through /proc',
+      () => openHere(makeFifo(), constants.O_RDONLY | constants.O_NONBLOCK),
+      leaseFile,
+    ],
+    ['another regular file', () => openHere(fileURLToPath(import.meta.url), constants.O_RDONLY), leaseFile],
+    ['a directory', () => openHere(tmpdir(), constants.O_RDONLY | constants.O_DIRECTORY), leaseFile],
+    ['a path with a NUL', () => `/proc/${process.pid}/fd/0\0`, 'must be /proc/<pid>/fd/<fd>'],
+  ])('refuses a lease that names %s (ERR_INVALID_ARG_VALUE), at once and opening nothing', (_, path, text) => {
+    const buffer = new DeviceBuffer({ size: 256, mr: keep(new CudaMemoryResource()) });
+    const exported = exportIpcHandle(buffer);
+    const handle = { ...exported, lease: { ...exported.lease!, path: path() } };
+    const run = runInProcess(new URL('./children/refuses-to-open.js', import.meta.url), {
+      args: [JSON.stringify(handle)],
+      timeout: 20_000,
+    });
+    expect(run.signal).toBe(null); // it used to block in open() for ever
+    expect(run.stderr).toBe('');
+    const { refusal, mappings } = JSON.parse(run.stdout);
+    expect(refusal).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' });
+    expect(refusal.message).toContain('"handle.lease.path"');
+    expect(refusal.message).toContain(text);
+    expect(mappings).toBe(0);
+    buffer.free(); // no importer holds a lease
+  });
+
+  it('a lease file that does not exist here (another PID namespace) is no lease: the handle opens', () => {
+    const buffer = new DeviceBuffer({ data: pattern(256, 4), mr: keep(new CudaMemoryResource()) });
+    const exported = exportIpcHandle(buffer);
+    const handle = { ...exported, lease: { ...exported.lease!, path: '/proc/2147483647/fd/3' } };
+    const out = inChild('opens-and-writes', [JSON.stringify(handle)]);
+    expect(out.split('\n')[0]).toBe(`256 true 1 ${buffer.device}`);
+    buffer.free();
   });
 });
 

@@ -5,6 +5,10 @@ import { CudaAsyncMemoryResource, CudaMemoryResource, DeviceBuffer } from '@rmmj
 import { exportIpcHandle, openIpcHandle, receiveIpcPool, sendIpcPool, type IpcHandle } from '@rmmjs/interop';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { expectBytes, pattern, thrown, withCuda } from '@rmmjs/test-helpers';
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { python, socketPath, startPython } from './support.js';
 
@@ -50,6 +54,33 @@ describe.runIf(python !== undefined)('the Python helper', () => {
       pool[Symbol.dispose]();
       peer.end();
       expect((await peer.exited).status).toBe(0);
+    });
+
+    it('refuses a handle whose lease names a FIFO (ValueError), without blocking in open()', async () => {
+      const buffer = new DeviceBuffer({ size: 256, mr: new CudaMemoryResource() });
+      const exported = exportIpcHandle(buffer);
+      const fifo = join(tmpdir(), `rmmjs-python-${process.pid}.fifo`);
+      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+      const fd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK); // no writer: open(O_RDONLY) would wait
+      const peer = startPython();
+      try {
+        for (const [path, text] of [
+          [fifo, `the handle's lease path must be /proc/<pid>/fd/<fd>, got '${fifo}'`],
+          [
+            `/proc/${process.pid}/fd/${fd}`,
+            `the handle's lease must name the exporter's lease file, and /proc/${process.pid}/fd/${fd} is a FIFO`,
+          ],
+        ]) {
+          const handle = { ...exported, lease: { ...exported.lease!, path } };
+          await expect(peer.ask({ cmd: 'open', handle })).rejects.toThrow(`ValueError: ${text}`);
+        }
+      } finally {
+        peer.end();
+        closeSync(fd);
+        rmSync(fifo, { force: true });
+      }
+      expect((await peer.exited).status).toBe(0);
+      buffer.free(); // no lease was taken
     });
 
     it('receives an IPC pool that rmmjs sends, and opens its allocations', async () => {
