@@ -2,6 +2,7 @@
  * CUDA IPC: a DeviceBuffer's memory opened by another process (Node, Python, anything that speaks
  * CUDA IPC), and another process's memory as a DeviceBuffer.
  */
+import { inspect } from 'node:util';
 import { DeviceBuffer, RMMError, type DeviceMemoryResource, type Stream } from '@rmmjs/core';
 import {
   adoptMemory,
@@ -189,8 +190,11 @@ export interface IpcPoolOptions {
 // sun_path of struct sockaddr_un has 108 bytes, the last one for the terminating zero.
 function socketPathArg(value: unknown): string {
   if (typeof value !== 'string') throw invalidArgType('socketPath', 'of type string', value);
+  if (value.includes('\0')) {
+    throw invalidArgValue('socketPath', `must be a file system path without null bytes. Received ${inspect(value)}`);
+  }
   const bytes = Buffer.byteLength(value);
-  if (bytes === 0 || bytes > 107 || value.includes('\0')) {
+  if (bytes === 0 || bytes > 107) {
     throw invalidArgValue('socketPath', `must be a file system path of 1 to 107 bytes, got ${bytes} bytes`);
   }
   return value;

@@ -117,6 +117,12 @@ describe('bad handles and arguments (every backend)', () => {
     expect(long.code).toBe('ERR_INVALID_ARG_VALUE');
     expect(long.message).toContain('must be a file system path of 1 to 107 bytes, got 115 bytes');
     expect((await rejected(receiveIpcPool(''))).code).toBe('ERR_INVALID_ARG_VALUE');
+    const withNul = await rejected(receiveIpcPool('/tmp/a\0b')); // sendIpcPool checks its path the same way
+    expect(withNul).toBeInstanceOf(TypeError);
+    expect(withNul.code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(withNul.message).toBe(
+      'The argument "socketPath" must be a file system path without null bytes. Received \'/tmp/a\\x00b\'',
+    );
     expect((await rejected(receiveIpcPool('/tmp/x', { timeout: -1 }))).code).toBe('ERR_OUT_OF_RANGE');
   });
 
