@@ -47,7 +47,10 @@ export default function loggingModels() {
         const { logging } = world.P;
         const call = new Call(world, 'enableLogging');
         const name = call.value(n);
-        if (name === undefined || name === '') call.invalid('value');
+        if (name === undefined || name === '' || (typeof name === 'string' && name.includes('\0')))
+          call.invalid('value');
+        else if (name === 'pipe.fifo' && !perDevice(world).every((mr) => mr instanceof logging.LoggingResourceAdaptor))
+          call.invalid('logic'); // pipe.dev<N>.fifo: a FIFO, refused without blocking
         else if (typeof name === 'string') call.allow('value', 'logic');
         else string(call, name);
         const before = perDevice(world);
@@ -55,7 +58,8 @@ export default function loggingModels() {
         const after = perDevice(world);
         after.forEach((mr, device) => {
           if (mr === before[device]) return;
-          if (!result.ok && !(mr instanceof logging.LoggingResourceAdaptor)) return;
+          // Every file is opened before a device changes: a refusal leaves them all as they were.
+          if (!result.ok) throw new FuzzFailure(`enableLogging failed and changed device ${device}`);
           if (world.resources.some((e) => e.mr === mr)) return;
           world.addResource(mr, { upstream: before[device] });
         });
@@ -76,8 +80,8 @@ export default function loggingModels() {
         const name = call.value(n);
         const device = call.value(d);
         const what = call.value(w);
-        if (name === undefined || name === '')
-          call.invalid('value'); // no RMM_LOG_FILE in the fuzzer's environment
+        if (name === undefined || name === '' || (typeof name === 'string' && name.includes('\0')))
+          call.invalid('value'); // no RMM_LOG_FILE in the fuzzer's environment; a name the file system would cut short
         else string(call, name);
         integer(call, device, 0, 2 ** 31 - 1);
         // The name its errors give the argument: a string, or the default.
