@@ -473,20 +473,24 @@ def receive_pool(path, timeout=60.0):
     """Receives a pool that rmmjs's ``sendIpcPool(mr, path)`` (or serve_pool) shares: connects to the
     Unix socket at ``path`` (again and again until it listens), takes the descriptor, imports it."""
     deadline = time.monotonic() + timeout
+    left = lambda: max(deadline - time.monotonic(), 0.001)  # noqa: E731
     while True:
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # Never past the deadline, also when the sender does not accept (its backlog full).
+        connection.settimeout(left())
         try:
             connection.connect(path)
             break
-        except (FileNotFoundError, ConnectionRefusedError):
+        except (FileNotFoundError, ConnectionRefusedError, BlockingIOError, socket.timeout):
             connection.close()
             if time.monotonic() > deadline:
                 raise TimeoutError(f"nothing was sent at {path} within {timeout} s")
             time.sleep(0.01)
     with connection:
-        connection.settimeout(max(deadline - time.monotonic(), 0.001))
+        connection.settimeout(left())
         payload, fds, _, _ = socket.recv_fds(connection, 4096, 1)
         while not payload.endswith(b"\n"):
+            connection.settimeout(left())
             more = connection.recv(4096)
             if not more:
                 break

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { socketPath, startChild } from './support.js';
+import { neverAccepting, socketPath, startChild } from './support.js';
 
 const made: Disposable[] = [];
 const keep = <T extends Disposable>(item: T): T => {
@@ -385,6 +385,25 @@ describe.runIf(withCuda())('the exporter frees after its importers', () => {
 });
 
 describe.runIf(withCuda())('memory pools with IPC (CudaAsyncMemoryResource({ enableIpc: true }))', () => {
+  it('receiveIpcPool keeps to its timeout when the sender never accepts (its backlog full): ETIMEDOUT', async () => {
+    const path = socketPath();
+    const sender = await neverAccepting(path);
+    try {
+      // A blocking connect() waited on a thread of the pool until the sender ended, whatever the timeout.
+      const started = Date.now();
+      const outcome = await Promise.race([
+        rejected(receiveIpcPool(path, { timeout: 300 })),
+        new Promise((late) => setTimeout(() => late('still waiting after 10 s'), 10_000)),
+      ]);
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as { code: string }).code).toBe('ETIMEDOUT');
+      expect((outcome as Error).message).toBe(`receiveIpcPool: nothing was sent at ${path} within 300 ms`);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await sender.close();
+    }
+  });
+
   it('shares the pool over a Unix socket, then each allocation: the other process reads and writes', async () => {
     const mr = keep(new CudaAsyncMemoryResource({ enableIpc: true }));
     const buffer = new DeviceBuffer({ data: pattern(3000, 8), mr });

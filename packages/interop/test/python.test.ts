@@ -10,7 +10,7 @@ import { closeSync, constants, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { python, socketPath, startPython } from './support.js';
+import { neverAccepting, python, socketPath, startPython } from './support.js';
 
 describe.runIf(python !== undefined)('the Python helper', () => {
   it("turns PyTorch's storage._share_cuda_() fields into an rmmjs handle (the versioned and the raw form)", async () => {
@@ -81,6 +81,24 @@ describe.runIf(python !== undefined)('the Python helper', () => {
       }
       expect((await peer.exited).status).toBe(0);
       buffer.free(); // no lease was taken
+    });
+
+    it('receive_pool keeps to its timeout when the sender never accepts (its backlog full): TimeoutError', async () => {
+      const path = socketPath();
+      const sender = await neverAccepting(path);
+      const peer = startPython();
+      try {
+        // A blocking connect() waited until the sender ended, whatever the timeout.
+        const outcome = await Promise.race([
+          peer.ask({ cmd: 'open', handle: {}, path, timeout: 0.3 }).catch((error: Error) => error.message),
+          new Promise((late) => setTimeout(() => late('still waiting after 10 s'), 10_000)),
+        ]);
+        expect(outcome).toBe(`TimeoutError: nothing was sent at ${path} within 0.3 s`);
+      } finally {
+        await sender.close();
+        peer.end();
+      }
+      expect((await peer.exited).status).toBe(0);
     });
 
     it('receives an IPC pool that rmmjs sends, and opens its allocations', async () => {
