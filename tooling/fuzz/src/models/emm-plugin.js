@@ -338,6 +338,37 @@ export default function emmModels() {
       },
     },
     {
+      // Page-locked memory whose ArrayBuffer JavaScript moved into another (transfer(): the same
+      // memory), then freed: the moved one keeps the memory until it goes (free() used to free it
+      // under it), and the memory object is unusable at once.
+      name: 'move the bytes of page-locked memory away, then free it',
+      covers: [],
+      args: fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })),
+      run(world, [i, seed]) {
+        if (!('transfer' in ArrayBuffer.prototype)) return;
+        const isHost = (r) => (r.kind === 'pinned' || r.kind === 'mapped') && !r.view && !r.freed && r.size > 0;
+        const record = pickMemory(world, i, isHost);
+        if (record === undefined) return;
+        const { memory } = record;
+        const moved = new Uint8Array(memory.bytes.buffer.transfer());
+        if (moved.length !== record.size || memory.bytes.length !== 0)
+          throw new FuzzFailure('transfer() of page-locked bytes: lengths');
+        const call = new Call(world, `${memory.constructor.name}#free of moved bytes`);
+        call.allow('cuda');
+        const result = call.run(() => memory.free());
+        if (result.ok || memory.freed) released(world, record);
+        // Its first and last MiB (the memory may be a valid GiB).
+        const ends = moved.length <= 2 << 20 ? [moved] : [moved.subarray(0, 1 << 20), moved.subarray(-(1 << 20))];
+        for (const end of ends) {
+          end.fill(seed);
+          if (!allBytesAre(end, seed)) throw new FuzzFailure('moved page-locked bytes do not keep what was written');
+        }
+        const after = new Call(world, 'bytes after free');
+        after.invalid('disposed');
+        after.run(() => memory.bytes);
+      },
+    },
+    {
       name: 'memory getters',
       covers: [
         ...['ptr', 'size', 'device', 'owner', 'offset', 'buffer', 'freed', 'cudaArrayInterface'].map(
