@@ -1,4 +1,5 @@
 // @rmmjs/logging's functions: the debug logger's levels and enableLogging for every device.
+import { statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import fc from 'fast-check';
 import { Call, FuzzFailure, integer, string } from '../params.js';
@@ -14,6 +15,23 @@ function level(call, value) {
 
 function perDevice(world) {
   return Array.from({ length: world.devices }, (_, device) => world.P.core.getPerDeviceResource(device));
+}
+
+const isFifo = (path) => {
+  try {
+    return statSync(path).isFIFO();
+  } catch {
+    return false;
+  }
+};
+
+// Whether enableLogging('pipe.fifo') must be refused: a device that does not log yet, whose file
+// (pipe.dev<N>.fifo, made by the fuzz child) is a FIFO.
+function refusesPipes(world) {
+  const { logging } = world.P;
+  return perDevice(world).some(
+    (mr, device) => !(mr instanceof logging.LoggingResourceAdaptor) && isFifo(`pipe.dev${device}.fifo`),
+  );
 }
 
 export default function loggingModels() {
@@ -49,7 +67,7 @@ export default function loggingModels() {
         const name = call.value(n);
         if (name === undefined || name === '' || (typeof name === 'string' && name.includes('\0')))
           call.invalid('value');
-        else if (name === 'pipe.fifo' && !perDevice(world).every((mr) => mr instanceof logging.LoggingResourceAdaptor))
+        else if (name === 'pipe.fifo' && refusesPipes(world))
           call.invalid('logic'); // pipe.dev<N>.fifo: a FIFO, refused without blocking
         else if (typeof name === 'string') call.allow('value', 'logic');
         else string(call, name);
