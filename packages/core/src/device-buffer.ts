@@ -430,8 +430,9 @@ export class DeviceBuffer implements Disposable {
    * `postMessage` or in `workerData`) that `DeviceBuffer.fromTransferred` claims there, once. This
    * object is then freed (`ERR_RMM_DISPOSED` on use). Work queued on the buffer's stream stays
    * ordered before the receiver's (the per-thread default stream, which differs between threads, is
-   * synchronised first). Refused while an asynchronous copy runs (`ERR_RMM_LOGIC`), and for a
-   * resource that frees through JavaScript, such as CallbackMemoryResource (`ERR_RMM_WRONG_THREAD`).
+   * synchronised first). Refused while an asynchronous copy runs (`ERR_RMM_LOGIC`), and for memory of
+   * a resource that frees through JavaScript, such as CallbackMemoryResource (`ERR_RMM_WRONG_THREAD`),
+   * also when the buffer is a view of it (`fromDLPack(toDLPack(buffer))`, at any depth).
    */
   transfer(): TransferredBufferToken {
     const handle = this.#native;

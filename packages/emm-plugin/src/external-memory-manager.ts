@@ -79,11 +79,15 @@ const collected = new FinalizationRegistry<Collected>(({ live, id, pin }) => {
   }
 });
 
-// The bytes of owner: a Uint8Array over an ArrayBuffer or SharedArrayBuffer, or over a view's bytes.
+// The bytes of owner: a Uint8Array over a SharedArrayBuffer, or over the bytes of a view of one.
+// Memory of an ArrayBuffer can leave it (postMessage or structuredClone transfers it, transfer()
+// and native code detach it) and be freed with another thread's heap while the device still uses
+// the pinned range; Node-API cannot hold it in place, so only a SharedArrayBuffer is pinned (its
+// memory stays while this manager holds it, whichever threads share it).
 function bytesOf(owner: unknown): Uint8Array {
   const isBuffer = types.isArrayBuffer(owner) || types.isSharedArrayBuffer(owner);
   if (!isBuffer && !ArrayBuffer.isView(owner)) {
-    throw invalidArgType('owner', 'an ArrayBuffer, a SharedArrayBuffer or an ArrayBufferView', owner);
+    throw invalidArgType('owner', 'a SharedArrayBuffer or a view of one', owner);
   }
   let view: Uint8Array;
   try {
@@ -91,9 +95,15 @@ function bytesOf(owner: unknown): Uint8Array {
   } catch {
     throw invalidArgValue('owner', 'is detached: it has no memory to pin'); // the only way these throw
   }
-  const buffer = view.buffer as { resizable?: boolean; growable?: boolean };
-  if (buffer.resizable === true || buffer.growable === true) {
-    throw invalidArgValue('owner', 'is resizable: its memory may move or shrink while it is pinned');
+  if (!types.isSharedArrayBuffer(view.buffer)) {
+    throw invalidArgValue(
+      'owner',
+      'is an ArrayBuffer or a view of one, whose memory can be transferred to another thread and freed while ' +
+        'it is pinned: pin a SharedArrayBuffer (or a view of one), or take page-locked memory from memhostalloc',
+    );
+  }
+  if ((view.buffer as { growable?: boolean }).growable === true) {
+    throw invalidArgValue('owner', 'is growable: its memory may move while it is pinned');
   }
   return view;
 }
@@ -214,10 +224,12 @@ export class RMMExternalMemoryManager {
   }
 
   /**
-   * Page-locks `size` bytes of `owner` (an ArrayBuffer, SharedArrayBuffer or view; not a
-   * resizable one) from `pointer` (a byte offset, or an address inside owner as a bigint; default
-   * 0) in place (cuMemHostRegister), until the returned memory is freed or collected; `owner` is
-   * kept alive until then. `size` defaults to the rest of owner.
+   * Page-locks `size` bytes of `owner` (a SharedArrayBuffer or a view of one; not a growable one)
+   * from `pointer` (a byte offset, or an address inside owner as a bigint; default 0) in place
+   * (cuMemHostRegister), until the returned memory is freed or collected; `owner` is kept alive
+   * until then. `size` defaults to the rest of owner. An ArrayBuffer, or a view of one, is
+   * `ERR_INVALID_ARG_VALUE`: its memory could be transferred to a worker and freed with it while
+   * pinned (use a SharedArrayBuffer, or memhostalloc).
    */
   mempin(
     owner: object,

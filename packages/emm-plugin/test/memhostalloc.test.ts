@@ -1,6 +1,6 @@
 import { CudaError, DeviceBuffer, OutOfMemoryError } from '@rmmjs/core';
 import { MappedMemory, MemoryPointer, PinnedMemory } from '@rmmjs/emm-plugin';
-import { expectBytes, fakeCuda, onFake, onHost, pattern, thrown } from '@rmmjs/test-helpers';
+import { expectBytes, fakeCuda, onFake, onHost, pattern, runInProcess, thrown } from '@rmmjs/test-helpers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeDelta, fixtures } from './support.js';
 
@@ -85,6 +85,17 @@ describe('memhostalloc', () => {
     }
     memory[Symbol.dispose]();
     if (onFake()) expect(fake.now().allocations).toBe(0);
+  });
+
+  it('memory whose ArrayBuffer JavaScript moved (transfer()) stays until the moved one goes; free() used to free it under it', () => {
+    const transfer = 'transfer' in ArrayBuffer.prototype ? [] : ['--harmony-rab-gsab-transfer']; // Node 20
+    const run = runInProcess(new URL('./children/frees-a-moved-buffer.js', import.meta.url), {
+      nodeArgs: ['--expose-gc', ...transfer],
+    });
+    expect(run.signal).toBe(null);
+    expect(run.stderr).toBe('');
+    const live = onFake() ? [1, 0] : [null, null];
+    expect(JSON.parse(run.stdout)).toEqual({ length: 4 << 20, kept: true, afterFree: live[0], afterCollect: live[1] });
   });
 
   it('0 bytes: nothing is allocated', () => {

@@ -4,6 +4,15 @@ import { expectBytes, fakeCuda, onFake, pattern, thrown } from '@rmmjs/test-help
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeDelta, fixtures, runWithGc } from './support.js';
 
+const shared = (bytes: number) => new SharedArrayBuffer(bytes);
+
+// One page of shared WebAssembly memory: its buffer is a SharedArrayBuffer (this project's types have no WebAssembly).
+function sharedWasmMemory(): SharedArrayBuffer {
+  type Memory = new (descriptor: object) => { buffer: SharedArrayBuffer };
+  const { Memory } = (globalThis as unknown as { WebAssembly: { Memory: Memory } }).WebAssembly;
+  return new Memory({ initial: 1, maximum: 2, shared: true }).buffer;
+}
+
 describe('mempin', () => {
   const { manager } = fixtures();
   const fake = fakeDelta();
@@ -15,8 +24,8 @@ describe('mempin', () => {
     }
   });
 
-  it('page-locks an ArrayBuffer in place while the returned memory lives', () => {
-    const owner = new ArrayBuffer(8192);
+  it('page-locks a SharedArrayBuffer in place while the returned memory lives', () => {
+    const owner = shared(8192);
     const memory = manager().mempin(owner, 0, 8192);
     expect(memory).toBeInstanceOf(PinnedMemory);
     expect(memory.hostPtr).toBe(hostAddress(owner));
@@ -33,7 +42,7 @@ describe('mempin', () => {
   });
 
   it('takes the region from pointer (an offset, or an address as Numba does) and size', () => {
-    const owner = new ArrayBuffer(4096);
+    const owner = shared(4096);
     const base = hostAddress(owner);
     const mgr = manager();
     const byOffset = mgr.mempin(owner, 1024, 512);
@@ -51,12 +60,12 @@ describe('mempin', () => {
   });
 
   it.each([
-    ['a Uint8Array over part of a buffer', () => new Uint8Array(new ArrayBuffer(4096), 1000, 2000), 1000, 2000],
-    ['a Float64Array', () => new Float64Array(64), 0, 512],
-    ['a DataView', () => new DataView(new ArrayBuffer(300), 100), 100, 200],
-    ['a Node.js Buffer', () => Buffer.alloc(5000), -1, 5000],
-    ['a SharedArrayBuffer', () => new SharedArrayBuffer(1024), 0, 1024],
-  ])('pins %s (its own bytes only)', (_, make, byteOffset, size) => {
+    ['a Uint8Array over part of a buffer', () => new Uint8Array(shared(4096), 1000, 2000), 1000, 2000],
+    ['a Float64Array', () => new Float64Array(shared(512)), 0, 512],
+    ['a DataView', () => new DataView(shared(300), 100), 100, 200],
+    ['a Node.js Buffer', () => Buffer.from(shared(5000)), 0, 5000],
+    ['a shared WebAssembly.Memory', () => sharedWasmMemory(), 0, 65536],
+  ])('pins %s over a SharedArrayBuffer (its own bytes only)', (_, make, byteOffset, size) => {
     const owner = make();
     const memory = manager().mempin(owner);
     expect(memory.size).toBe(size);
@@ -66,7 +75,7 @@ describe('mempin', () => {
   });
 
   it('mapped: a MappedMemory whose ptr the device uses, reading what the host wrote', () => {
-    const owner = new Uint8Array(2048);
+    const owner = new Uint8Array(shared(2048));
     const memory = manager().mempin(owner, 0, 2048, { mapped: true });
     expect(memory).toBeInstanceOf(MappedMemory);
     const mapped = memory as MappedMemory;
@@ -81,14 +90,14 @@ describe('mempin', () => {
   });
 
   it('0 bytes: nothing is pinned', () => {
-    const memory = manager().mempin(new ArrayBuffer(16), 16, 0);
+    const memory = manager().mempin(shared(16), 16, 0);
     expect(memory.size).toBe(0);
     expect(memory.hostPtr).toBe(0n);
     if (onFake()) expect(fake.now().calls('cuMemHostRegister_v2')).toBe(0);
     memory.free();
   });
 
-  it('refuses owners that are not host bytes, and resizable ones', () => {
+  it('refuses owners that are not host bytes, and growable ones', () => {
     const mgr = manager();
     for (const owner of [{}, [1, 2, 3], 'bytes', null, 42]) {
       const error = thrown(() => mgr.mempin(owner as object, 0, 1));
@@ -96,14 +105,50 @@ describe('mempin', () => {
       expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
       expect(error.message).toContain('"owner"');
     }
-    const resizable = new (ArrayBuffer as any)(64, { maxByteLength: 128 });
-    const error = thrown(() => mgr.mempin(resizable, 0, 64));
+    const growable = new (SharedArrayBuffer as any)(64, { maxByteLength: 128 });
+    const error = thrown(() => mgr.mempin(growable, 0, 64));
+    expect(error).toBeInstanceOf(TypeError);
     expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
-    expect(error.message).toContain('resizable');
+    expect(error.message).toBe('The argument "owner" is growable: its memory may move while it is pinned');
+  });
+
+  it.each([
+    ['an ArrayBuffer', () => new ArrayBuffer(64)],
+    ['a Uint8Array', () => new Uint8Array(64)],
+    ['a DataView', () => new DataView(new ArrayBuffer(64))],
+    ['a Node.js Buffer', () => Buffer.alloc(64)],
+    ['a resizable ArrayBuffer', () => new (ArrayBuffer as any)(64, { maxByteLength: 128 })],
+    ["memhostalloc's bytes", () => manager().memhostalloc(64).bytes],
+  ])('refuses %s: its memory could be transferred away and freed while pinned', (_, make) => {
+    fake.since();
+    const owner = make();
+    const error = thrown(() => manager().mempin(owner, 0, 64, { mapped: true }));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(error.message).toBe(
+      'The argument "owner" is an ArrayBuffer or a view of one, whose memory can be transferred to another thread ' +
+        'and freed while it is pinned: pin a SharedArrayBuffer (or a view of one), or take page-locked memory from ' +
+        'memhostalloc',
+    );
+    if (onFake()) expect(fake.now().calls('cuMemHostRegister_v2')).toBe(0);
+  });
+
+  it('an ArrayBuffer owner posted to a worker that ends is never pinned (it used to crash the copy through it)', () => {
+    const run = runWithGc('pins-then-posts', ['array-buffer']);
+    expect(run.signal).toBe(null);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ refused: ['TypeError', 'ERR_INVALID_ARG_VALUE'] });
+  });
+
+  it('a SharedArrayBuffer owner posted to a worker that ends stays pinned: the device reads what the worker wrote', () => {
+    const run = runWithGc('pins-then-posts', ['shared']);
+    expect(run.signal).toBe(null);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ sevens: true });
   });
 
   it('refuses regions outside the owner and pointers that are neither offsets nor addresses', () => {
-    const owner = new ArrayBuffer(100);
+    const owner = shared(100);
     const base = hostAddress(owner);
     const mgr = manager();
     expect(thrown(() => mgr.mempin(owner, 0, 101)).code).toBe('ERR_OUT_OF_RANGE');
@@ -155,7 +200,7 @@ describe('mempin', () => {
   });
 
   it.runIf(onFake())("pinning a range that is pinned already is the driver's CudaError, and pins nothing", () => {
-    const owner = new ArrayBuffer(4096);
+    const owner = shared(4096);
     const mgr = manager();
     const first = mgr.mempin(owner, 0, 2048);
     const error = thrown(() => mgr.mempin(owner, 1024, 2048));
@@ -168,7 +213,7 @@ describe('mempin', () => {
 
   it.runIf(onFake())('a mapped pin whose device address cannot be had is unpinned again', () => {
     fakeCuda.failNext('cuMemHostGetDevicePointer_v2', 1, 'CUDA_ERROR_NOT_SUPPORTED');
-    const error = thrown(() => manager().mempin(new ArrayBuffer(64), 0, 64, { mapped: true }));
+    const error = thrown(() => manager().mempin(shared(64), 0, 64, { mapped: true }));
     expect(error).toBeInstanceOf(CudaError);
     expect(fake.now().registrations).toBe(0);
   });

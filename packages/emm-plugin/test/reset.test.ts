@@ -17,7 +17,7 @@ describe('reset', () => {
     const pinned = mgr.memhostalloc(100);
     const mapped = mgr.memhostalloc(100, { mapped: true });
     const managed = mgr.memallocmanaged(100);
-    const owner = new ArrayBuffer(100);
+    const owner = new SharedArrayBuffer(100);
     const pin = mgr.mempin(owner);
     const bytes = pinned.bytes;
     mgr.reset();

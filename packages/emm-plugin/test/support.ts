@@ -58,7 +58,7 @@ export function fakeDelta() {
   };
 }
 
-/** The child script test/children/<name>.js in a fresh `node --expose-gc`. */
-export function runWithGc(name: string): ProcessRun {
-  return runInProcess(new URL(`./children/${name}.js`, import.meta.url), { nodeArgs: ['--expose-gc'] });
+/** The child script test/children/<name>.js in a fresh `node --expose-gc`, with `args` as its arguments. */
+export function runWithGc(name: string, args: string[] = []): ProcessRun {
+  return runInProcess(new URL(`./children/${name}.js`, import.meta.url), { nodeArgs: ['--expose-gc'], args });
 }

@@ -33,6 +33,7 @@ import ctypes
 import fcntl
 import json
 import os
+import re
 import secrets
 import socket
 import stat
@@ -314,19 +315,44 @@ def handle_from_torch(tensor):
 # --- opening rmmjs handles ---
 
 
+_LEASE_PATH = re.compile(r"/proc/[1-9][0-9]*/fd/(?:0|[1-9][0-9]*)")
+
+
+def _lease_problem(lease, info):
+    """Why what a lease's path names is not the exporter's lease file, or None when it is."""
+    if stat.S_ISREG(info.st_mode) and f"{info.st_dev}:{info.st_ino}" == lease["file"]:
+        return None
+    kinds = [(stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"), (stat.S_ISREG, "another file")]
+    kind = next((name for test, name in kinds if test(info.st_mode)), "not a regular file")
+    return f"the handle's lease must name the exporter's lease file, and {lease['path']} is {kind}"
+
+
 def _take_lease(handle):
-    """The shared lock that tells the exporter this process still has its memory open, or None."""
+    """The shared lock that tells the exporter this process still has its memory open, or None
+    where the lease file does not exist here (another PID namespace). The handle is a peer's data:
+    a lease naming anything else than the lease file (a FIFO, which would block open() for ever, a
+    device, another file) is refused with ValueError, and nothing is opened that could block."""
     lease = handle.get("lease")
     if not lease:
         return None
+    path = lease.get("path")
+    if not isinstance(path, str) or not _LEASE_PATH.fullmatch(path):
+        raise ValueError(f"the handle's lease path must be /proc/<pid>/fd/<fd>, got {path!r}")
     try:
-        fd = os.open(lease["path"], os.O_RDONLY | os.O_CLOEXEC)
+        problem = _lease_problem(lease, os.stat(path))
     except OSError:
         return None
-    info = os.fstat(fd)
-    if f"{info.st_dev}:{info.st_ino}" != lease["file"]:
-        os.close(fd)
+    if problem is not None:
+        raise ValueError(problem)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
         return None
+    problem = _lease_problem(lease, os.fstat(fd))
+    if problem is not None:
+        os.close(fd)
+        raise ValueError(problem)
     # struct flock: short l_type, l_whence; off_t l_start, l_len; pid_t l_pid (Linux, 64-bit)
     request = struct.pack("hhxxxxqqixxxx", fcntl.F_RDLCK, os.SEEK_SET, int(lease["slot"]), 1, 0)
     try:
@@ -447,20 +473,24 @@ def receive_pool(path, timeout=60.0):
     """Receives a pool that rmmjs's ``sendIpcPool(mr, path)`` (or serve_pool) shares: connects to the
     Unix socket at ``path`` (again and again until it listens), takes the descriptor, imports it."""
     deadline = time.monotonic() + timeout
+    left = lambda: max(deadline - time.monotonic(), 0.001)  # noqa: E731
     while True:
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # Never past the deadline, also when the sender does not accept (its backlog full).
+        connection.settimeout(left())
         try:
             connection.connect(path)
             break
-        except (FileNotFoundError, ConnectionRefusedError):
+        except (FileNotFoundError, ConnectionRefusedError, BlockingIOError, socket.timeout):
             connection.close()
             if time.monotonic() > deadline:
                 raise TimeoutError(f"nothing was sent at {path} within {timeout} s")
             time.sleep(0.01)
     with connection:
-        connection.settimeout(max(deadline - time.monotonic(), 0.001))
+        connection.settimeout(left())
         payload, fds, _, _ = socket.recv_fds(connection, 4096, 1)
         while not payload.endswith(b"\n"):
+            connection.settimeout(left())
             more = connection.recv(4096)
             if not more:
                 break

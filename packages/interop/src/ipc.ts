@@ -2,6 +2,7 @@
  * CUDA IPC: a DeviceBuffer's memory opened by another process (Node, Python, anything that speaks
  * CUDA IPC), and another process's memory as a DeviceBuffer.
  */
+import { inspect } from 'node:util';
 import { DeviceBuffer, RMMError, type DeviceMemoryResource, type Stream } from '@rmmjs/core';
 import {
   adoptMemory,
@@ -115,7 +116,6 @@ function handleArg(
     throw invalidArgValue('handle.pool', "must name the memory pool of a 'pool' handle");
   }
   if (process !== undefined && typeof process !== 'string') throw invalidArgValue('handle.process', 'must be a string');
-  if (lease !== undefined && !isLease(lease)) throw invalidArgValue('handle.lease', 'must be { path, file, slot }');
   return {
     kind,
     handle: handle.toLowerCase(),
@@ -124,14 +124,31 @@ function handleArg(
     deviceUuid: deviceUuid.toLowerCase().replace(/^gpu-/, 'GPU-'),
     ...(kind === 'pool' ? { pool: pool as string } : {}),
     ...(process === undefined ? {} : { process }),
-    ...(lease === undefined ? {} : { lease }),
+    ...(lease === undefined ? {} : { lease: leaseArg(lease) }),
   };
 }
 
-function isLease(value: unknown): value is IpcLease {
-  if (typeof value !== 'object' || value === null) return false;
+// The exporter's lease file as it names it (ipc_leases.h): /proc/<pid>/fd/<fd>, and <device>:<inode>.
+const LEASE_PATH = /^\/proc\/[1-9][0-9]*\/fd\/(?:0|[1-9][0-9]*)$/;
+const FILE_ID = /^[0-9]+:[0-9]+$/;
+
+// A lease as the handle gave it, read once (a getter cannot change it later). Whatever its path
+// names is checked again natively before it is opened, without blocking.
+function leaseArg(value: unknown): IpcLease {
+  if (typeof value !== 'object' || value === null)
+    throw invalidArgValue('handle.lease', 'must be { path, file, slot }');
   const { path, file, slot } = value as Record<string, unknown>;
-  return typeof path === 'string' && typeof file === 'string' && Number.isSafeInteger(slot) && (slot as number) >= 0;
+  if (typeof path !== 'string' || typeof file !== 'string' || !Number.isSafeInteger(slot) || (slot as number) < 0) {
+    throw invalidArgValue('handle.lease', 'must be { path, file, slot }');
+  }
+  if (!LEASE_PATH.test(path)) {
+    throw invalidArgValue(
+      'handle.lease.path',
+      `must be /proc/<pid>/fd/<fd> (the exporter's lease file), got ${JSON.stringify(path)}`,
+    );
+  }
+  if (!FILE_ID.test(file)) throw invalidArgValue('handle.lease.file', 'must be "<device>:<inode>" of the lease file');
+  return { path, file, slot: slot as number };
 }
 
 /**
@@ -140,7 +157,9 @@ function isLease(value: unknown): value is IpcLease {
  * shared by all views of it; `free()` closes the view (the last one closes the mapping) and never
  * frees the memory, which the exporter still owns: free views before the exporter frees it. The
  * device is the one with `handle.deviceUuid` here. Opening a handle in the process that exported it
- * is `CudaError` `CUDA_ERROR_INVALID_CONTEXT`; a malformed handle `ERR_INVALID_ARG_VALUE`; an offset
+ * is `CudaError` `CUDA_ERROR_INVALID_CONTEXT`; a malformed handle `ERR_INVALID_ARG_VALUE` (also one
+ * whose lease names anything else than the exporter's lease file: a FIFO, a directory, another file;
+ * a lease file that does not exist here, in another PID namespace, is no lease); an offset
  * and size past the shared allocation `ERR_OUT_OF_RANGE`; a `'pool'` handle whose pool this
  * process has not received `ERR_RMM_LOGIC`.
  */
@@ -171,8 +190,11 @@ export interface IpcPoolOptions {
 // sun_path of struct sockaddr_un has 108 bytes, the last one for the terminating zero.
 function socketPathArg(value: unknown): string {
   if (typeof value !== 'string') throw invalidArgType('socketPath', 'of type string', value);
+  if (value.includes('\0')) {
+    throw invalidArgValue('socketPath', `must be a file system path without null bytes. Received ${inspect(value)}`);
+  }
   const bytes = Buffer.byteLength(value);
-  if (bytes === 0 || bytes > 107 || value.includes('\0')) {
+  if (bytes === 0 || bytes > 107) {
     throw invalidArgValue('socketPath', `must be a file system path of 1 to 107 bytes, got ${bytes} bytes`);
   }
   return value;

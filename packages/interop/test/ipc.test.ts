@@ -21,8 +21,13 @@ import {
 } from '@rmmjs/interop';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { expectBytes, onFake, onHost, pattern, rejected, runInProcess, thrown, withCuda } from '@rmmjs/test-helpers';
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { socketPath, startChild } from './support.js';
+import { neverAccepting, socketPath, startChild } from './support.js';
 
 const made: Disposable[] = [];
 const keep = <T extends Disposable>(item: T): T => {
@@ -112,6 +117,12 @@ describe('bad handles and arguments (every backend)', () => {
     expect(long.code).toBe('ERR_INVALID_ARG_VALUE');
     expect(long.message).toContain('must be a file system path of 1 to 107 bytes, got 115 bytes');
     expect((await rejected(receiveIpcPool(''))).code).toBe('ERR_INVALID_ARG_VALUE');
+    const withNul = await rejected(receiveIpcPool('/tmp/a\0b')); // sendIpcPool checks its path the same way
+    expect(withNul).toBeInstanceOf(TypeError);
+    expect(withNul.code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(withNul.message).toBe(
+      'The argument "socketPath" must be a file system path without null bytes. Received \'/tmp/a\\x00b\'',
+    );
     expect((await rejected(receiveIpcPool('/tmp/x', { timeout: -1 }))).code).toBe('ERR_OUT_OF_RANGE');
   });
 
@@ -281,6 +292,64 @@ describe.runIf(withCuda())('openIpcHandle in another process', () => {
   });
 });
 
+describe.runIf(withCuda())("openIpcHandle and the handle's lease", () => {
+  // The lease names the exporter's lease file as /proc/<pid>/fd/<fd>; a handle is data from a peer,
+  // and opening what its lease names must never block (a FIFO without a writer would, for ever).
+  const fifo = join(tmpdir(), `rmmjs-interop-${process.pid}.fifo`);
+  const held: number[] = [];
+  afterEach(() => {
+    for (const fd of held.splice(0)) closeSync(fd);
+    rmSync(fifo, { force: true });
+  });
+  const openHere = (path: string, flags: number) => {
+    const fd = openSync(path, flags);
+    held.push(fd);
+    return `/proc/${process.pid}/fd/${fd}`;
+  };
+  const makeFifo = () => {
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    return fifo;
+  };
+  const leaseFile = "must name the exporter's lease file";
+
+  it.each([
+    ['a FIFO outside /proc', () => makeFifo(), 'must be /proc/<pid>/fd/<fd>'],
+    [
+      'a FIFO (no writer) through /proc',
+      () => openHere(makeFifo(), constants.O_RDONLY | constants.O_NONBLOCK),
+      leaseFile,
+    ],
+    ['another regular file', () => openHere(fileURLToPath(import.meta.url), constants.O_RDONLY), leaseFile],
+    ['a directory', () => openHere(tmpdir(), constants.O_RDONLY | constants.O_DIRECTORY), leaseFile],
+    ['a path with a NUL', () => `/proc/${process.pid}/fd/0\0`, 'must be /proc/<pid>/fd/<fd>'],
+  ])('refuses a lease that names %s (ERR_INVALID_ARG_VALUE), at once and opening nothing', (_, path, text) => {
+    const buffer = new DeviceBuffer({ size: 256, mr: keep(new CudaMemoryResource()) });
+    const exported = exportIpcHandle(buffer);
+    const handle = { ...exported, lease: { ...exported.lease!, path: path() } };
+    const run = runInProcess(new URL('./children/refuses-to-open.js', import.meta.url), {
+      args: [JSON.stringify(handle)],
+      timeout: 20_000,
+    });
+    expect(run.signal).toBe(null); // it used to block in open() for ever
+    expect(run.stderr).toBe('');
+    const { refusal, mappings } = JSON.parse(run.stdout);
+    expect(refusal).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' });
+    expect(refusal.message).toContain('"handle.lease.path"');
+    expect(refusal.message).toContain(text);
+    expect(mappings).toBe(0);
+    buffer.free(); // no importer holds a lease
+  });
+
+  it('a lease file that does not exist here (another PID namespace) is no lease: the handle opens', () => {
+    const buffer = new DeviceBuffer({ data: pattern(256, 4), mr: keep(new CudaMemoryResource()) });
+    const exported = exportIpcHandle(buffer);
+    const handle = { ...exported, lease: { ...exported.lease!, path: '/proc/2147483647/fd/3' } };
+    const out = inChild('opens-and-writes', [JSON.stringify(handle)]);
+    expect(out.split('\n')[0]).toBe(`256 true 1 ${buffer.device}`);
+    buffer.free();
+  });
+});
+
 describe.runIf(withCuda())('the exporter frees after its importers', () => {
   it('free() of a buffer that another process has open is ERR_RMM_LOGIC, until that process lets go', async () => {
     const buffer = new DeviceBuffer({ data: pattern(2000, 5), mr: keep(new CudaMemoryResource()) });
@@ -316,6 +385,25 @@ describe.runIf(withCuda())('the exporter frees after its importers', () => {
 });
 
 describe.runIf(withCuda())('memory pools with IPC (CudaAsyncMemoryResource({ enableIpc: true }))', () => {
+  it('receiveIpcPool keeps to its timeout when the sender never accepts (its backlog full): ETIMEDOUT', async () => {
+    const path = socketPath();
+    const sender = await neverAccepting(path);
+    try {
+      // A blocking connect() waited on a thread of the pool until the sender ended, whatever the timeout.
+      const started = Date.now();
+      const outcome = await Promise.race([
+        rejected(receiveIpcPool(path, { timeout: 300 })),
+        new Promise((late) => setTimeout(() => late('still waiting after 10 s'), 10_000)),
+      ]);
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as { code: string }).code).toBe('ETIMEDOUT');
+      expect((outcome as Error).message).toBe(`receiveIpcPool: nothing was sent at ${path} within 300 ms`);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await sender.close();
+    }
+  });
+
   it('shares the pool over a Unix socket, then each allocation: the other process reads and writes', async () => {
     const mr = keep(new CudaAsyncMemoryResource({ enableIpc: true }));
     const buffer = new DeviceBuffer({ data: pattern(3000, 8), mr });

@@ -5,8 +5,12 @@ import { CudaAsyncMemoryResource, CudaMemoryResource, DeviceBuffer } from '@rmmj
 import { exportIpcHandle, openIpcHandle, receiveIpcPool, sendIpcPool, type IpcHandle } from '@rmmjs/interop';
 import { PoolMemoryResource } from '@rmmjs/pool';
 import { expectBytes, pattern, thrown, withCuda } from '@rmmjs/test-helpers';
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { python, socketPath, startPython } from './support.js';
+import { neverAccepting, python, socketPath, startPython } from './support.js';
 
 describe.runIf(python !== undefined)('the Python helper', () => {
   it("turns PyTorch's storage._share_cuda_() fields into an rmmjs handle (the versioned and the raw form)", async () => {
@@ -49,6 +53,51 @@ describe.runIf(python !== undefined)('the Python helper', () => {
       pad.free();
       pool[Symbol.dispose]();
       peer.end();
+      expect((await peer.exited).status).toBe(0);
+    });
+
+    it('refuses a handle whose lease names a FIFO (ValueError), without blocking in open()', async () => {
+      const buffer = new DeviceBuffer({ size: 256, mr: new CudaMemoryResource() });
+      const exported = exportIpcHandle(buffer);
+      const fifo = join(tmpdir(), `rmmjs-python-${process.pid}.fifo`);
+      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+      const fd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK); // no writer: open(O_RDONLY) would wait
+      const peer = startPython();
+      try {
+        for (const [path, text] of [
+          [fifo, `the handle's lease path must be /proc/<pid>/fd/<fd>, got '${fifo}'`],
+          [
+            `/proc/${process.pid}/fd/${fd}`,
+            `the handle's lease must name the exporter's lease file, and /proc/${process.pid}/fd/${fd} is a FIFO`,
+          ],
+        ]) {
+          const handle = { ...exported, lease: { ...exported.lease!, path } };
+          await expect(peer.ask({ cmd: 'open', handle })).rejects.toThrow(`ValueError: ${text}`);
+        }
+      } finally {
+        peer.end();
+        closeSync(fd);
+        rmSync(fifo, { force: true });
+      }
+      expect((await peer.exited).status).toBe(0);
+      buffer.free(); // no lease was taken
+    });
+
+    it('receive_pool keeps to its timeout when the sender never accepts (its backlog full): TimeoutError', async () => {
+      const path = socketPath();
+      const sender = await neverAccepting(path);
+      const peer = startPython();
+      try {
+        // A blocking connect() waited until the sender ended, whatever the timeout.
+        const outcome = await Promise.race([
+          peer.ask({ cmd: 'open', handle: {}, path, timeout: 0.3 }).catch((error: Error) => error.message),
+          new Promise((late) => setTimeout(() => late('still waiting after 10 s'), 10_000)),
+        ]);
+        expect(outcome).toBe(`TimeoutError: nothing was sent at ${path} within 0.3 s`);
+      } finally {
+        await sender.close();
+        peer.end();
+      }
       expect((await peer.exited).status).toBe(0);
     });
 

@@ -2,6 +2,8 @@
 // child script (test/children/) that keeps running while the test talks to it (CUDA IPC needs two
 // live processes).
 import { spawn, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,9 +111,40 @@ export function lineProcess(command: string, args: string[], env: Record<string,
   };
 }
 
+/**
+ * A process that listens on the Unix socket at `path` and never accepts, with its backlog full (this
+ * process holds connections until the kernel refuses one): a connect() there cannot complete.
+ * `close()` ends it all.
+ */
+export async function neverAccepting(path: string) {
+  const listener = startChild('listens-without-accepting', [path]);
+  const fillers: Socket[] = [];
+  const close = async () => {
+    for (const filler of fillers) filler.destroy();
+    listener.kill();
+    await listener.exited;
+    rmSync(path, { force: true });
+  };
+  try {
+    if ((await listener.next()).listening !== true) throw new Error('the listener did not listen');
+    for (let full = false; !full;) {
+      if (fillers.length === 100) throw new Error('100 connections and the backlog is not full');
+      const filler = new Socket();
+      fillers.push(filler);
+      full = await new Promise<boolean>((connected) =>
+        filler.connect(path, () => connected(false)).once('error', () => connected(true)),
+      );
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { close };
+}
+
 /** The child script children/<name>.js, talking in JSON lines while the test goes on. */
-export const startChild = (name: string) =>
-  lineProcess(process.execPath, [fileURLToPath(new URL(`./children/${name}.js`, import.meta.url))]);
+export const startChild = (name: string, args: string[] = []) =>
+  lineProcess(process.execPath, [fileURLToPath(new URL(`./children/${name}.js`, import.meta.url)), ...args]);
 
 /** python3 with the helper (python/rmmjs_ipc.py) on its path, if there is one. */
 export const python = (() => {

@@ -34,15 +34,23 @@ export function logFileNameForDevice(logFileName: string | undefined, device: nu
 /**
  * Logs every allocation on every initialized device: device N writes `logFileName` (default
  * `$RMM_LOG_FILE`; neither -> ERR_INVALID_ARG_VALUE) with `.devN` before the extension, made
- * absolute. Devices already logging are left as they are.
+ * absolute. Devices already logging are left as they are. Every file is opened before any device
+ * changes: one that cannot be (`ERR_RMM_LOGIC`) leaves every device as it was.
  */
 export function enableLogging(logFileName?: string): void {
   const name = logFileNameArg(logFileName);
-  for (const device of initializedDevices()) {
-    const mr = getPerDeviceResource(device);
-    if (mr instanceof LoggingResourceAdaptor) continue;
-    setPerDeviceResource(device, new LoggingResourceAdaptor(mr, { logFileName: fileNameForDevice(name, device) }));
+  const adaptors: Array<[number, LoggingResourceAdaptor]> = [];
+  try {
+    for (const device of initializedDevices()) {
+      const mr = getPerDeviceResource(device);
+      if (mr instanceof LoggingResourceAdaptor) continue;
+      adaptors.push([device, new LoggingResourceAdaptor(mr, { logFileName: fileNameForDevice(name, device) })]);
+    }
+  } catch (error) {
+    for (const [, adaptor] of adaptors) adaptor[Symbol.dispose]();
+    throw error;
   }
+  for (const [device, adaptor] of adaptors) setPerDeviceResource(device, adaptor);
 }
 
 /** Puts back the upstream of every device's LoggingResourceAdaptor, after writing out its file. */

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { inspect } from 'node:util';
 import { type DeviceMemoryResource, UpstreamResourceAdaptor } from '@rmmjs/core';
 import {
   invalidArgType,
@@ -12,14 +13,19 @@ import { addon } from './addon.js';
 
 /** Options of `LoggingResourceAdaptor`. */
 export interface LoggingResourceAdaptorOptions {
-  /** The CSV file to write (truncated); default `$RMM_LOG_FILE`. */
+  /**
+   * The CSV file to write (truncated); default `$RMM_LOG_FILE`. Any path, as in RMM (a terminal and
+   * `/dev/null` too), but a FIFO or a socket, whose reader could block the threads that log, is
+   * refused (`RMMError` `ERR_RMM_LOGIC`), as is a name with a null byte (`ERR_INVALID_ARG_VALUE`).
+   */
   logFileName?: string;
   /** Write every row to the file at once instead of buffering (default false). */
   autoFlush?: boolean;
 }
 
 /**
- * `logFileName`, else `$RMM_LOG_FILE`, made absolute; neither -> ERR_INVALID_ARG_VALUE.
+ * `logFileName`, else `$RMM_LOG_FILE`, made absolute; neither, or a name with a null byte (which
+ * the file system would cut short), -> ERR_INVALID_ARG_VALUE.
  * @internal
  */
 export function logFileNameArg(logFileName: unknown, name = 'logFileName'): string {
@@ -35,6 +41,9 @@ export function logFileNameArg(logFileName: unknown, name = 'logFileName'): stri
   }
   if (typeof logFileName !== 'string') throw invalidArgType(name, 'of type string', logFileName);
   if (logFileName === '') throw invalidArgValue(name, "must be a file name. Received ''");
+  if (logFileName.includes('\0')) {
+    throw invalidArgValue(name, `must be a file name without null bytes. Received ${inspect(logFileName)}`);
+  }
   return resolve(logFileName);
 }
 

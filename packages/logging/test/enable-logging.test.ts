@@ -124,6 +124,20 @@ describe('enableLogging', () => {
       expect(getLogFilenames()).toEqual({ 0: null, 1: null });
     },
   );
+
+  it.runIf(withCuda() && cuda.getDeviceCount() >= 2)(
+    'a file that cannot be opened for one device is RMMError ERR_RMM_LOGIC, and no device changes',
+    () => {
+      const device0 = getPerDeviceResource(0);
+      const device1 = getPerDeviceResource(1);
+      mkdirSync(join(dir, 'rmm_log.dev1.csv')); // a directory where device 1's file would be
+      const error = thrown(() => enableLogging(join(dir, 'rmm_log.csv')));
+      expect(error.code).toBe('ERR_RMM_LOGIC');
+      expect(error.message).toBe(`Failed opening file ${join(dir, 'rmm_log.dev1.csv')} for writing: Is a directory`);
+      expect([getPerDeviceResource(0), getPerDeviceResource(1)]).toEqual([device0, device1]);
+      expect(getLogFilenames()).toEqual({ 0: null, 1: null });
+    },
+  );
 });
 
 describe('logFileNameForDevice', () => {

@@ -4,6 +4,7 @@
 //   node --expose-gc src/child.js '{"mode":"replay","seed":1,"path":"3","keep":[0,4,5],"progress":"/tmp/p"}'
 //   node --expose-gc src/child.js '{"mode":"commands","commands":[["new Stream",[0,{"o":{}}]]],"progress":"/tmp/p"}'
 // The last line of stdout is the result as JSON.
+import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,9 @@ const P = await loadPackages();
 // Log files (LoggingResourceAdaptor's relative names, the debug log) go to a directory of its own.
 const workDirectory = mkdtempSync(join(tmpdir(), 'rmmjs-fuzz-'));
 process.chdir(workDirectory);
+// FIFOs where the models name log files and leases (pipe.fifo, and enableLogging's pipe.dev<N>.fifo):
+// nothing may block on one.
+spawnSync('mkfifo', ['pipe.fifo', 'pipe.dev0.fifo', 'pipe.dev1.fifo', 'pipe.dev2.fifo']);
 process.env.RMM_DEBUG_LOG_FILE = join(workDirectory, 'debug.log');
 delete process.env.RMM_LOG_FILE;
 const models = allModels();

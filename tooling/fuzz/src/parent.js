@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// ArrayBuffer.prototype.transfer (Node 21 on; Node 20 behind a flag): the models move host memory with it.
+const nodeArgs = ['--expose-gc', ...('transfer' in ArrayBuffer.prototype ? [] : ['--harmony-rab-gsab-transfer'])];
+
 const childPath = fileURLToPath(new URL('./child.js', import.meta.url));
 
 /** Runs the child once: `{ result, crash, progress }` (crash: why it ended without a result). */
@@ -16,7 +19,7 @@ export function runChild(config, { timeoutMs }) {
   const dir = mkdtempSync(join(tmpdir(), 'rmmjs-fuzz-progress-'));
   const progress = join(dir, 'progress');
   try {
-    const run = spawnSync(process.execPath, ['--expose-gc', childPath, JSON.stringify({ ...config, progress })], {
+    const run = spawnSync(process.execPath, [...nodeArgs, childPath, JSON.stringify({ ...config, progress })], {
       encoding: 'utf8',
       timeout: timeoutMs,
       killSignal: 'SIGKILL',

@@ -66,9 +66,25 @@ export const sizeAmong = (...valid) => mixed(lit(fc.constantFrom(...valid)));
 /** An integer argument among these valid values. */
 export const integerAmong = (...valid) => mixed(lit(fc.constantFrom(...valid)));
 
-/** A log file name, relative to the fuzzer's working directory (a fresh temporary one). */
+/**
+ * A log file name, relative to the fuzzer's working directory (a fresh temporary one): also a FIFO
+ * there (pipe.fifo, and pipe.dev<N>.fifo for enableLogging), which must be refused without
+ * blocking, and a name with a null byte.
+ */
 export const fileName = mixed(
-  lit(fc.constantFrom('fuzz.csv', 'logs/fuzz.csv', 'fuzz', '.hidden.csv', '', '/', '/proc/x.csv')),
+  lit(
+    fc.constantFrom(
+      'fuzz.csv',
+      'logs/fuzz.csv',
+      'fuzz',
+      '.hidden.csv',
+      '',
+      '/',
+      '/proc/x.csv',
+      'pipe.fifo',
+      'fu\0zz.csv',
+    ),
+  ),
 );
 
 export const device = mixed(lit(fc.constantFrom(0, 0, 1, 2)));

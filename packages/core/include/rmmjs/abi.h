@@ -168,9 +168,15 @@ struct rmmjs_memory {
   void* ptr;      /* the first byte (NULL only when bytes is 0) */
   size_t bytes;   /* how many bytes from ptr the owner lends */
   int32_t device; /* the CUDA device of the memory (0 for host memory and in host mode) */
-  uint32_t flags; /* 0; reserved */
+  uint32_t flags; /* RMMJS_MEMORY_*; 0 when none applies */
   void (*release)(rmmjs_memory* self);
 };
+
+/* Memory flags. The memory goes back to a resource flagged RMMJS_RESOURCE_THREAD_BOUND (a hold on a
+ * buffer of one, or memory lent by a holder of such a share): core refuses to transfer a
+ * DeviceBuffer over it to another thread (RMMJS_ERR_WRONG_THREAD). Whoever lends memory it got from
+ * someone else passes the flag on. A flag: cores that predate it ignore it. */
+#define RMMJS_MEMORY_THREAD_BOUND 0x1u
 
 #define RMMJS_TAG_MEMORY_LOWER 0x726d6d6a734d656dULL    /* "rmmjsMem" */
 #define RMMJS_TAG_MEMORY_UPPER 0x6f72796c656e7431ULL    /* "orylent1" */

@@ -5,7 +5,10 @@
 // A handle is a type-tagged napi_external holding a Block. Page-locked memory from hostAlloc is
 // also the backing store of an ArrayBuffer; until detach(), that ArrayBuffer owns the memory (its
 // finalizer frees it, so JavaScript can never reach freed memory through it). After detach(), or
-// for the other kinds, release() frees it, or else the handle's finalizer does.
+// for the other kinds, release() frees it, or else the handle's finalizer does. JavaScript may have
+// detached the ArrayBuffer itself first: transfer() moves the backing store, memory and finalizer,
+// into a new ArrayBuffer, which this addon cannot detach. The memory then stays that one's: its
+// finalizer frees it when the last ArrayBuffer over it goes, and release() leaves it alone.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,7 +27,9 @@ constexpr napi_type_tag kHandleTag{0x726d6d6a73456d6dULL, 0x486f73744d656d31ULL}
 
 struct Block {
   HostMemory memory;
-  bool detached = false;  // pinned: its ArrayBuffer gave the memory up
+  bool detached = false;  // pinned: its ArrayBuffer gave the memory up (detach() detached it)
+  // Whether an ArrayBuffer still owns the memory: pinned memory until detach() took it from it.
+  bool OwnedByArrayBuffer() const { return memory.kind() == HostMemory::Kind::kPinned && !detached; }
 };
 using BlockRef = std::shared_ptr<Block>;
 
@@ -42,8 +47,7 @@ Napi::Value WrapBlock(Napi::Env env, const BlockRef& block) {
   try {
     handle = Napi::External<BlockRef>::New(env, ref, [](Napi::Env, BlockRef* ref) {
       Block& block = **ref;
-      bool owned_by_array_buffer = block.memory.kind() == HostMemory::Kind::kPinned && !block.detached;
-      if (!owned_by_array_buffer) ReleaseUnowned(block, "releasing memory that was collected");
+      if (!block.OwnedByArrayBuffer()) ReleaseUnowned(block, "releasing memory that was collected");
       delete ref;
     });
   } catch (...) {
@@ -118,7 +122,7 @@ Napi::Value HostRegister(const Napi::CallbackInfo& info) {
   void* data = nullptr;
   size_t length = 0;
   if (napi_get_typedarray_info(env, view, nullptr, &length, &data, nullptr, nullptr) != napi_ok) {
-    js::ThrowTypeError(env, "owner must be an ArrayBuffer, a SharedArrayBuffer or an ArrayBufferView");
+    js::ThrowTypeError(env, "owner must be a SharedArrayBuffer or a view of one");
   }
   // Checked here, at the moment of pinning: JavaScript may have detached or shrunk it meanwhile.
   if (offset > length || bytes > length - offset) {
@@ -148,13 +152,15 @@ Napi::Value ManagedAlloc(const Napi::CallbackInfo& info) {
   return result;
 }
 
-// detach(handle, arrayBuffer): the ArrayBuffer over page-locked memory gives it up (length 0).
+// detach(handle, arrayBuffer): the ArrayBuffer over page-locked memory gives it up (length 0). One
+// that JavaScript detached already keeps the memory where it went (see the top of this file).
 Napi::Value Detach(const Napi::CallbackInfo& info) {
   Block& block = BlockArg(info, 0);
   bool detached = false;
   napi_value array_buffer = info[1];
-  if (napi_is_detached_arraybuffer(info.Env(), array_buffer, &detached) == napi_ok && !detached &&
-      info[1].As<Napi::ArrayBuffer>().ByteLength() > 0) {
+  if (napi_is_detached_arraybuffer(info.Env(), array_buffer, &detached) != napi_ok) detached = false;
+  if (detached && block.memory.bytes() > 0) return info.Env().Undefined();
+  if (!detached && info[1].As<Napi::ArrayBuffer>().ByteLength() > 0) {
     if (napi_detach_arraybuffer(info.Env(), array_buffer) != napi_ok) {
       throw Napi::Error::New(info.Env(), "cannot detach the ArrayBuffer over page-locked memory");
     }
@@ -163,9 +169,11 @@ Napi::Value Detach(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// release(handle): frees or unregisters now (once; a failure leaves it to be retried).
+// release(handle): frees or unregisters now (once; a failure leaves it to be retried). Memory that
+// an ArrayBuffer still owns is left to that one's finalizer.
 Napi::Value Release(const Napi::CallbackInfo& info) {
-  js::Check(info.Env(), BlockArg(info, 0).memory.Release());
+  Block& block = BlockArg(info, 0);
+  if (!block.OwnedByArrayBuffer()) js::Check(info.Env(), block.memory.Release());
   return info.Env().Undefined();
 }
 

@@ -6,7 +6,7 @@ import { fakeCuda } from '@rmmjs/test-helpers';
 import { collect } from '@rmmjs/test-helpers/child';
 
 /** @type {object | undefined} */
-let memory = new RMMExternalMemoryManager().mempin(new ArrayBuffer(1 << 20), 0, 4096, { mapped: true });
+let memory = new RMMExternalMemoryManager().mempin(new SharedArrayBuffer(1 << 20), 0, 4096, { mapped: true });
 await collect();
 const pinned = fakeCuda.stats().liveRegistrations;
 memory = undefined;

@@ -4,6 +4,8 @@
 
 #include <napi.h>
 
+#include <cstdint>
+
 #include "dlpack.h"
 #include "rmmjs/dlpack_capsule.h"
 
@@ -19,5 +21,8 @@ rmmjs_dlpack_capsule* CapsuleArg(Napi::Env env, napi_value value, const char* wh
 dlpack::ManagedTensorVersioned* TakeTensor(Napi::Env env, rmmjs_dlpack_capsule* capsule, const char* what);
 // Calls a tensor's deleter, if it has one.
 void DeleteTensor(dlpack::ManagedTensorVersioned* tensor);
+// The RMMJS_MEMORY_* flags (rmmjs/abi.h) of the memory a tensor of toDLPack holds, which a view of
+// it passes on; 0 for another producer's tensor.
+uint32_t ExportedMemoryFlags(const dlpack::ManagedTensorVersioned& tensor);
 
 }  // namespace rmmjs::interop

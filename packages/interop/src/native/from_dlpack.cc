@@ -137,8 +137,9 @@ Napi::Value FromDLPack(const Napi::CallbackInfo& info) {
     DeleteTensor(tensor);  // back to its producer
     ThrowInvalid(env, "The argument \"capsule\" " + problem);
   }
+  uint32_t flags = ExportedMemoryFlags(*tensor) & RMMJS_MEMORY_THREAD_BOUND;  // a view of rmmjs memory is that memory
   auto* imported = new ImportedTensor{
-      {sizeof(rmmjs_memory), reinterpret_cast<void*>(start), bytes, device, 0, ImportedTensor::Release}, tensor};
+      {sizeof(rmmjs_memory), reinterpret_cast<void*>(start), bytes, device, flags, ImportedTensor::Release}, tensor};
   return js::WrapMemory(env, &imported->memory);
 }
 

@@ -166,22 +166,30 @@ Napi::Value OpenIpc(const Napi::CallbackInfo& info) {
     ThrowInvalidValue(
         env, "The argument \"handle\" is memory of device " + uuid + ", which is not a device of this process");
   }
+  int lease = -1;  // taken first: a lease refused opens nothing
+  if (info[7].IsObject()) {
+    Napi::Object described = info[7].As<Napi::Object>();
+    std::string refusal;
+    lease = TakeLease({StringArg(described.Get("path")), StringArg(described.Get("file")),
+                       static_cast<uint64_t>(described.Get("slot").As<Napi::Number>().Int64Value())},
+                      &refusal);
+    if (!refusal.empty()) ThrowInvalidValue(env, refusal);
+  }
   std::string key = kind + "/" + std::to_string(device) + "/" + pool_id + "/" + handle;
   Mapping mapping;
-  js::Check(env, Map(driver, key, kind, handle, pool_id, device, &mapping));
+  rmmjs_status mapped = Map(driver, key, kind, handle, pool_id, device, &mapping);
+  if (mapped != RMMJS_OK) {
+    if (lease >= 0) close(lease);
+    js::ThrowStatus(env, mapped);
+  }
   if (mapping.range != 0 && (offset > mapping.range || size > mapping.range - offset)) {
     ReleaseMapping(key);
+    if (lease >= 0) close(lease);
     throw Napi::Error(env, js::MakeError(env, RMMJS_ERR_OUT_OF_RANGE,
                                          "The handle's offset (" + std::to_string(offset) + ") and size (" +
                                              std::to_string(size) + ") run past the end of the shared allocation (" +
                                              std::to_string(mapping.range) + " bytes)",
                                          0, "ERR_OUT_OF_RANGE"));
-  }
-  int lease = -1;
-  if (info[7].IsObject()) {
-    Napi::Object described = info[7].As<Napi::Object>();
-    lease = TakeLease({StringArg(described.Get("path")), StringArg(described.Get("file")),
-                       static_cast<uint64_t>(described.Get("slot").As<Napi::Number>().Int64Value())});
   }
   auto* view =
       new View{{sizeof(rmmjs_memory), reinterpret_cast<void*>(mapping.base + offset), size, device, 0, View::Release},

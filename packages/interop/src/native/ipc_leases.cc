@@ -28,10 +28,32 @@ LeaseFile& Leases() {
   return *leases;
 }
 
+std::string FileId(const struct stat& status) {
+  return std::to_string(status.st_dev) + ":" + std::to_string(status.st_ino);
+}
+
 std::string FileId(int fd) {
   struct stat status {};
   if (fstat(fd, &status) != 0) return "";
-  return std::to_string(status.st_dev) + ":" + std::to_string(status.st_ino);
+  return FileId(status);
+}
+
+// What a file is, for a message.
+std::string KindOf(const struct stat& status) {
+  if (S_ISFIFO(status.st_mode)) return "a FIFO";
+  if (S_ISSOCK(status.st_mode)) return "a socket";
+  if (S_ISCHR(status.st_mode)) return "a character device";
+  if (S_ISBLK(status.st_mode)) return "a block device";
+  if (S_ISDIR(status.st_mode)) return "a directory";
+  if (!S_ISREG(status.st_mode)) return "not a regular file";
+  return "another file (" + FileId(status) + ")";
+}
+
+// Why what a lease's path names is not the lease file ("" when it is).
+std::string NotTheLeaseFile(const Lease& lease, const struct stat& named) {
+  if (S_ISREG(named.st_mode) && FileId(named) == lease.file) return "";
+  return "The property \"handle.lease.path\" must name the exporter's lease file (a regular file, " + lease.file +
+         "), and " + lease.path + " is " + KindOf(named);
 }
 
 struct flock ByteLock(short type, uint64_t slot) {
@@ -108,15 +130,28 @@ bool LeaseActive(uint64_t slot) {
   return leases.active.count(slot) != 0;
 }
 
-int TakeLease(const Lease& lease) {
-  int fd = open(lease.path.c_str(), O_RDONLY | O_CLOEXEC);
+int TakeLease(const Lease& lease, std::string* refusal) {
+  // The handle comes from a peer: what its path names is looked at before it is opened (a FIFO
+  // without a writer would block open() for ever, a device may act on it), opened without blocking,
+  // and looked at again (it may have changed in between).
+  struct stat named {};
+  if (stat(lease.path.c_str(), &named) != 0) {
+    LogAt(RMMJS_LOG_DEBUG, "openIpcHandle: no lease (" + lease.path + " cannot be opened): the exporter cannot tell");
+    return -1;
+  }
+  *refusal = NotTheLeaseFile(lease, named);
+  if (!refusal->empty()) return -1;
+  int fd = open(lease.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     LogAt(RMMJS_LOG_DEBUG, "openIpcHandle: no lease (" + lease.path + " cannot be opened): the exporter cannot tell");
     return -1;
   }
+  struct stat opened {};
+  if (fstat(fd, &opened) != 0) opened.st_mode = 0;
+  *refusal = NotTheLeaseFile(lease, opened);
   struct flock lock = ByteLock(F_RDLCK, lease.slot);
-  if (FileId(fd) != lease.file || fcntl(fd, F_OFD_SETLK, &lock) != 0) {
-    LogAt(RMMJS_LOG_DEBUG, "openIpcHandle: no lease (" + lease.path + " is not the exporter's lease file)");
+  if (!refusal->empty() || fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+    if (refusal->empty()) LogAt(RMMJS_LOG_DEBUG, "openIpcHandle: no lease (" + lease.path + " cannot be locked)");
     close(fd);
     return -1;
   }

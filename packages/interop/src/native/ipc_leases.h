@@ -31,7 +31,10 @@ rmmjs_status NewLease(Lease* lease, rmmjs_buffer_guard** guard);
 bool LeaseActive(uint64_t slot);
 
 // An importer's shared lock on a lease: a file descriptor to close when the view goes, or -1 when
-// the lease cannot be taken (the exporter then cannot tell).
-int TakeLease(const Lease& lease);
+// the lease cannot be taken (no such file here, in another PID namespace: the exporter then cannot
+// tell). A path that names anything else than the lease file (a FIFO, a socket, a device, a
+// directory, another file) is never opened in a way that could block, and is refused: -1, and
+// *refusal says why (a message naming "handle.lease.path").
+int TakeLease(const Lease& lease, std::string* refusal);
 
 }  // namespace rmmjs::interop

@@ -1,7 +1,7 @@
 // A memory pool travels between processes as a POSIX file descriptor (cuMemPoolExportToShareable-
 // Handle), which only the kernel can hand over: over a Unix domain socket, as SCM_RIGHTS ancillary
 // data. Node has no public API for that, so both ends are here, each on a thread of the pool
-// (blocking socket calls, with a deadline) behind a promise:
+// (socket calls that never wait past a deadline) behind a promise:
 //   sendPool: listens at the path, accepts one process, sends it the descriptor and a JSON line
 //             {"version":1,"pool":<id>,"deviceUuid":<uuid>}, then removes the socket file;
 //   receivePoolDescriptor: connects to the path (again and again until it is there), receives them.
@@ -199,9 +199,10 @@ class ReceiveWorker : public SocketWorker {
                                        std::to_string(sizeof(address.sun_path) - 1) + " bytes"});
     }
     int connection = -1;
-    // The sender may not listen yet: try until the deadline.
+    // The sender may not listen yet, or not accept (its backlog full: EAGAIN): try until the
+    // deadline. Non-blocking, so that a sender that never accepts cannot hold the thread past it.
     while (true) {
-      connection = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      connection = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
       if (connection < 0) return Fail(Errno("receiveIpcPool: cannot create a socket for", path_));
       if (connect(connection, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) break;
       SocketError error = Errno("receiveIpcPool: cannot connect to", path_);
@@ -218,7 +219,9 @@ class ReceiveWorker : public SocketWorker {
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
     while (payload_.size() < kMaxPayload) {
       pollfd ready{connection, POLLIN, 0};
-      if (poll(&ready, 1, MillisecondsLeft(deadline_)) <= 0) break;
+      int polled = poll(&ready, 1, MillisecondsLeft(deadline_));
+      if (polled < 0 && errno == EINTR) continue;
+      if (polled <= 0) break;
       iovec part{buffer, sizeof(buffer)};
       msghdr message{};
       message.msg_iov = &part;
@@ -226,6 +229,7 @@ class ReceiveWorker : public SocketWorker {
       message.msg_control = fd_ < 0 ? control : nullptr;
       message.msg_controllen = fd_ < 0 ? sizeof(control) : 0;
       ssize_t got = recvmsg(connection, &message, MSG_CMSG_CLOEXEC);
+      if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
       if (got <= 0) break;
       for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr; header = CMSG_NXTHDR(&message, header)) {
         if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS && fd_ < 0) {

@@ -68,6 +68,11 @@ std::vector<int64_t> Int64Array(const Napi::Value& value) {
 
 }  // namespace
 
+uint32_t ExportedMemoryFlags(const dlpack::ManagedTensorVersioned& tensor) {
+  if (tensor.deleter != ExportedTensor::Delete) return 0;
+  return static_cast<const ExportedTensor*>(tensor.manager_ctx)->memory->flags;
+}
+
 // toDLPack(memory, code, bits, lanes, shape, strides | null, byteOffset): JavaScript checked that
 // the tensor lies within the memory.
 Napi::Value ToDLPack(const Napi::CallbackInfo& info) {

@@ -34,7 +34,8 @@ def run(command):
         return {"handle": rmmjs_ipc.handle_from_torch_share(share, command["uuid"])}
     cu = rmmjs_ipc.driver()
     if name == "open":
-        pool = rmmjs_ipc.receive_pool(command["path"], timeout=30) if command.get("path") else None
+        path, timeout = command.get("path"), command.get("timeout", 30)
+        pool = rmmjs_ipc.receive_pool(path, timeout=timeout) if path else None
         view = rmmjs_ipc.open_handle(command["handle"], pool)
         state.update(view=view, pool=pool)
         return {"bytes": copy_to_host(view.ptr, view.size), "device": view.device}

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "background_writer.h"
+#include "rmmjs/log_file.hpp"
 #include "rmmjs/status.hpp"
 
 namespace rmmjs {
@@ -54,10 +55,11 @@ OpenLogs& TheOpenLogs() {
 }  // namespace
 
 rmmjs_status CsvLog::Open(const std::string& path, bool auto_flush, std::shared_ptr<CsvLog>* out) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  std::string why;
+  int fd = OpenLogFile(path.c_str(), &why);  // never blocks: a FIFO or a socket is refused
   if (fd < 0) {
     // spdlog's wording, which RMM reports.
-    return Fail(RMMJS_ERR_LOGIC, "Failed opening file " + path + " for writing: " + std::strerror(errno));
+    return Fail(RMMJS_ERR_LOGIC, "Failed opening file " + path + " for writing: " + why);
   }
   rmmjs_status status = GuardHostMemory("LoggingResourceAdaptor", [&] {
     std::shared_ptr<CsvLog> log(new CsvLog(path, fd, auto_flush));

@@ -4,7 +4,7 @@
 // deferCleanup scopes, and hostAddress.
 import { types } from 'node:util';
 import fc from 'fast-check';
-import { allBytesAre, bytesOf, isHostileError } from '../hostile.js';
+import { allBytesAre, bytesOf, hostBytes, isHostileError } from '../hostile.js';
 import { Call, FuzzFailure, boolean, integer, options, size } from '../params.js';
 import * as V from '../values.js';
 import { pick } from '../world.js';
@@ -240,7 +240,8 @@ export default function emmModels() {
       covers: [`${MM}#mempin`, `${pkg}:hostAddress`],
       args: fc.tuple(
         fc.nat(),
-        V.host,
+        // Mostly what it pins (a SharedArrayBuffer or a view of one), else any host bytes or hostile.
+        fc.oneof({ weight: 2, arbitrary: hostBytes.map((bytes) => ({ ...bytes, over: 'shared' })) }, V.host),
         fc.oneof(
           fc.constant({ lit: undefined }),
           fc.integer({ min: 0, max: 80 }).map((k) => ({ offset: k })),
@@ -255,7 +256,8 @@ export default function emmModels() {
         if (manager === undefined) return;
         const call = new Call(world, 'RMMExternalMemoryManager#mempin');
         const owner = call.value(h);
-        // The owner's bytes: host memory that is neither detached nor resizable.
+        // The owner's bytes: a SharedArrayBuffer that cannot grow. An ArrayBuffer's memory could be
+        // transferred to a worker and freed with it while pinned (resizable, detached or not).
         const isBuffer = types.isArrayBuffer(owner) || types.isSharedArrayBuffer(owner);
         let length;
         let address;
@@ -263,7 +265,7 @@ export default function emmModels() {
         else {
           const buffer = isBuffer ? owner : owner.buffer;
           const detached = isDetached(buffer);
-          if (buffer.resizable || buffer.growable || detached) call.invalid('value');
+          if (!types.isSharedArrayBuffer(buffer) || buffer.growable) call.invalid('value');
           else length = bytesOf(owner).length;
           const where = new Call(world, 'hostAddress');
           if (detached || outOfBounds(owner)) where.invalid('value'); // it has no address
@@ -305,6 +307,65 @@ export default function emmModels() {
         handOut(world, manager, memory, 'pin', { size: region });
         if (memory.hostOwner !== owner || memory.bytes.length !== region)
           throw new FuzzFailure(`mempin: hostOwner or ${memory.bytes.length} bytes, not ${region}`);
+      },
+    },
+    {
+      // The hostile end of a pin: its owner's buffer transferred away (as postMessage(owner, [owner])
+      // to a worker would, whose end then frees it). Only a SharedArrayBuffer is pinned: it cannot be
+      // transferred, only shared, and what the other side writes is in the pinned memory.
+      name: 'transfer the owner of a pin away',
+      covers: [],
+      args: fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })),
+      run(world, [i, seed]) {
+        const record = pickMemory(world, i, (r) => r.kind === 'pin' && !r.view && !r.freed && r.size > 0);
+        if (record === undefined) return;
+        const { memory } = record;
+        const owner = memory.hostOwner;
+        const buffer = ArrayBuffer.isView(owner) ? owner.buffer : owner;
+        if (!types.isSharedArrayBuffer(buffer))
+          throw new FuzzFailure(`mempin pinned a ${buffer.constructor.name}, whose memory can be transferred away`);
+        let transferred = false;
+        try {
+          structuredClone(buffer, { transfer: [buffer] });
+          transferred = true;
+        } catch {
+          // refused: a SharedArrayBuffer is never in a transfer list
+        }
+        if (transferred) throw new FuzzFailure('the buffer of a pinned owner was transferred');
+        const elsewhere = new Uint8Array(structuredClone(buffer), memory.bytes.byteOffset, memory.bytes.length);
+        elsewhere.fill(seed);
+        if (!allBytesAre(memory.bytes, seed)) throw new FuzzFailure('a pinned owner does not share its memory');
+      },
+    },
+    {
+      // Page-locked memory whose ArrayBuffer JavaScript moved into another (transfer(): the same
+      // memory), then freed: the moved one keeps the memory until it goes (free() used to free it
+      // under it), and the memory object is unusable at once.
+      name: 'move the bytes of page-locked memory away, then free it',
+      covers: [],
+      args: fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })),
+      run(world, [i, seed]) {
+        if (!('transfer' in ArrayBuffer.prototype)) return;
+        const isHost = (r) => (r.kind === 'pinned' || r.kind === 'mapped') && !r.view && !r.freed && r.size > 0;
+        const record = pickMemory(world, i, isHost);
+        if (record === undefined) return;
+        const { memory } = record;
+        const moved = new Uint8Array(memory.bytes.buffer.transfer());
+        if (moved.length !== record.size || memory.bytes.length !== 0)
+          throw new FuzzFailure('transfer() of page-locked bytes: lengths');
+        const call = new Call(world, `${memory.constructor.name}#free of moved bytes`);
+        call.allow('cuda');
+        const result = call.run(() => memory.free());
+        if (result.ok || memory.freed) released(world, record);
+        // Its first and last MiB (the memory may be a valid GiB).
+        const ends = moved.length <= 2 << 20 ? [moved] : [moved.subarray(0, 1 << 20), moved.subarray(-(1 << 20))];
+        for (const end of ends) {
+          end.fill(seed);
+          if (!allBytesAre(end, seed)) throw new FuzzFailure('moved page-locked bytes do not keep what was written');
+        }
+        const after = new Call(world, 'bytes after free');
+        after.invalid('disposed');
+        after.run(() => memory.bytes);
       },
     },
     {

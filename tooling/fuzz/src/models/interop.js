@@ -3,6 +3,8 @@
 // ones, sendIpcPool and receiveIpcPool with short timeouts, IpcPool, openIpcMappings). Opening a
 // handle in the process that exported it is the driver's CUDA_ERROR_INVALID_CONTEXT: memory of
 // another process is out of the fuzzer's reach.
+import { constants, openSync } from 'node:fs';
+import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { Call, FuzzFailure, buffer, options, stream } from '../params.js';
 import * as V from '../values.js';
@@ -216,7 +218,22 @@ const brokenHandles = {
   poolWithoutId: [{ kind: 'pool' }, 'value'],
   badProcess: [{ process: 5 }, 'value'],
   badLease: [{ lease: { path: 1 } }, 'value'],
+  // A handle is a peer's data: a lease that names what could block open() (a FIFO without a writer)
+  // or anything else than the exporter's lease file is refused at once, before any mapping.
+  fifoLease: [{ lease: () => ({ path: resolve(FIFO), file: '1:1', slot: 0 }) }, 'value'],
+  procFifoLease: [{ lease: () => ({ path: procPathOfFifo(), file: '1:1', slot: 0 }) }, 'value', 'native'],
+  nulLease: [{ lease: { path: `/proc/${process.pid}/fd/0\0`, file: '1:1', slot: 0 } }, 'value'],
+  badLeaseFile: [{ lease: { path: `/proc/${process.pid}/fd/0`, file: 'one', slot: 0 } }, 'value'],
 };
+
+// The FIFO the fuzz child made in its working directory (child.js), and /proc/<pid>/fd/<fd> of it
+// held open for reading (without blocking) by this process: a FIFO with no writer.
+const FIFO = 'pipe.fifo';
+let fifoReader;
+function procPathOfFifo() {
+  fifoReader ??= openSync(FIFO, constants.O_RDONLY | constants.O_NONBLOCK);
+  return `/proc/${process.pid}/fd/${fifoReader}`;
+}
 
 export default function interopModels() {
   return [
@@ -482,9 +499,11 @@ export default function interopModels() {
           }
           call.invalid('cuda'); // CUDA opens a handle only in another process
         } else if ('handle' in d) {
-          const [change, kind] = brokenHandles[d.handle] ?? [{}, 'cuda'];
+          const [change, kind, where] = brokenHandles[d.handle] ?? [{}, 'cuda'];
           handle = { ...foreign(), ...change };
+          if (typeof change.lease === 'function') handle.lease = change.lease();
           call.invalid(kind); // the driver refuses the bytes of a foreign one
+          if (where === 'native' && world.backend === 'host') call.invalid('noDriver'); // checked after requireCuda
         } else {
           handle = call.value(d);
           call.allow('type', 'value', 'range'); // an object's fields are whatever it has

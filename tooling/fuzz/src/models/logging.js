@@ -1,4 +1,5 @@
 // @rmmjs/logging's functions: the debug logger's levels and enableLogging for every device.
+import { statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import fc from 'fast-check';
 import { Call, FuzzFailure, integer, string } from '../params.js';
@@ -14,6 +15,23 @@ function level(call, value) {
 
 function perDevice(world) {
   return Array.from({ length: world.devices }, (_, device) => world.P.core.getPerDeviceResource(device));
+}
+
+const isFifo = (path) => {
+  try {
+    return statSync(path).isFIFO();
+  } catch {
+    return false;
+  }
+};
+
+// Whether enableLogging('pipe.fifo') must be refused: a device that does not log yet, whose file
+// (pipe.dev<N>.fifo, made by the fuzz child) is a FIFO.
+function refusesPipes(world) {
+  const { logging } = world.P;
+  return perDevice(world).some(
+    (mr, device) => !(mr instanceof logging.LoggingResourceAdaptor) && isFifo(`pipe.dev${device}.fifo`),
+  );
 }
 
 export default function loggingModels() {
@@ -47,7 +65,10 @@ export default function loggingModels() {
         const { logging } = world.P;
         const call = new Call(world, 'enableLogging');
         const name = call.value(n);
-        if (name === undefined || name === '') call.invalid('value');
+        if (name === undefined || name === '' || (typeof name === 'string' && name.includes('\0')))
+          call.invalid('value');
+        else if (name === 'pipe.fifo' && refusesPipes(world))
+          call.invalid('logic'); // pipe.dev<N>.fifo: a FIFO, refused without blocking
         else if (typeof name === 'string') call.allow('value', 'logic');
         else string(call, name);
         const before = perDevice(world);
@@ -55,7 +76,8 @@ export default function loggingModels() {
         const after = perDevice(world);
         after.forEach((mr, device) => {
           if (mr === before[device]) return;
-          if (!result.ok && !(mr instanceof logging.LoggingResourceAdaptor)) return;
+          // Every file is opened before a device changes: a refusal leaves them all as they were.
+          if (!result.ok) throw new FuzzFailure(`enableLogging failed and changed device ${device}`);
           if (world.resources.some((e) => e.mr === mr)) return;
           world.addResource(mr, { upstream: before[device] });
         });
@@ -76,8 +98,8 @@ export default function loggingModels() {
         const name = call.value(n);
         const device = call.value(d);
         const what = call.value(w);
-        if (name === undefined || name === '')
-          call.invalid('value'); // no RMM_LOG_FILE in the fuzzer's environment
+        if (name === undefined || name === '' || (typeof name === 'string' && name.includes('\0')))
+          call.invalid('value'); // no RMM_LOG_FILE in the fuzzer's environment; a name the file system would cut short
         else string(call, name);
         integer(call, device, 0, 2 ** 31 - 1);
         // The name its errors give the argument: a string, or the default.

@@ -85,6 +85,13 @@ rmmjs_status CheckTransferable(const DeviceBuffer* buffer) {
                                                 ") frees memory through JavaScript, which runs only on the thread "
                                                 "that created it; copy the bytes into a buffer of another resource");
   }
+  if (buffer->thread_bound()) {  // a view of such memory (fromDLPack of a toDLPack, at any depth)
+    return SetError(
+        RMMJS_ERR_WRONG_THREAD,
+        "DeviceBuffer cannot be transferred: its memory belongs to a resource that frees memory through "
+        "JavaScript, which runs only on the thread that created it; copy the bytes into a buffer of another "
+        "resource");
+  }
   return RMMJS_OK;
 }
 

@@ -50,6 +50,12 @@ class DeviceBuffer {
   size_t capacity() const { return capacity_; }
   int device() const { return device_; }
   rmmjs_resource* resource() const { return mr_; }
+  // Whether the memory goes back to a resource that frees it through JavaScript, on its thread only:
+  // the buffer's own (RMMJS_RESOURCE_THREAD_BOUND) or, for memory someone else owns, the owner's.
+  bool thread_bound() const {
+    return (mr_ != nullptr && (mr_->flags & RMMJS_RESOURCE_THREAD_BOUND) != 0) ||
+           (owner_ != nullptr && (owner_->flags & RMMJS_MEMORY_THREAD_BOUND) != 0);
+  }
   StreamObject* stream() const { return stream_; }
 
   // Both adopt `stream` as the buffer's stream, as RMM's do.

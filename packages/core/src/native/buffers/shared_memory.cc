@@ -26,12 +26,14 @@ SharedMemory* SharedMemory::Owning(rmmjs_resource* mr, StreamObject* stream, voi
   shared->ptr_ = ptr;
   shared->bytes_ = bytes;
   shared->device_ = device;
+  shared->flags_ = (mr->flags & RMMJS_RESOURCE_THREAD_BOUND) != 0 ? RMMJS_MEMORY_THREAD_BOUND : 0;
   return shared;
 }
 
 SharedMemory* SharedMemory::Wrapping(rmmjs_memory* memory) {
   auto* shared = new SharedMemory();
   shared->lent_ = memory;
+  shared->flags_ = memory->flags & RMMJS_MEMORY_THREAD_BOUND;
   return shared;
 }
 
@@ -42,7 +44,7 @@ SharedMemory* SharedMemory::Of(const rmmjs_memory* memory) {
 
 rmmjs_memory* SharedMemory::NewShare(void* ptr, size_t bytes, int device) {
   shares_.fetch_add(1, std::memory_order_relaxed);
-  auto* share = new Share{{sizeof(rmmjs_memory), ptr, bytes, device, 0, ReleaseShare}, this};
+  auto* share = new Share{{sizeof(rmmjs_memory), ptr, bytes, device, flags_, ReleaseShare}, this};
   return &share->header;
 }
 

@@ -22,7 +22,8 @@ class SharedMemory {
   // The SharedMemory a share belongs to, or nullptr for memory that is no share.
   static SharedMemory* Of(const rmmjs_memory* memory);
 
-  // A new share of ptr .. ptr + bytes (within the memory), to be released once.
+  // A new share of ptr .. ptr + bytes (within the memory), to be released once. It carries
+  // RMMJS_MEMORY_THREAD_BOUND when the memory goes back to a thread-bound resource.
   rmmjs_memory* NewShare(void* ptr, size_t bytes, int device);
 
  private:
@@ -38,6 +39,7 @@ class SharedMemory {
   void* ptr_ = nullptr;
   size_t bytes_ = 0;
   int device_ = 0;
+  uint32_t flags_ = 0;  // RMMJS_MEMORY_* of every share
 };
 
 }  // namespace rmmjs

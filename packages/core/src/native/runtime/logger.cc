@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 
+#include "rmmjs/log_file.hpp"
 #include "rmmjs/log_format.hpp"
 
 namespace rmmjs {
@@ -21,16 +23,24 @@ struct Logger {
   std::mutex mutex;
   FILE* out = stderr;
 
-  // RMM's default_sink(): $RMM_DEBUG_LOG_FILE, truncated when the logger starts, else stderr.
+  // RMM's default_sink(): $RMM_DEBUG_LOG_FILE, truncated when the logger starts, else stderr. The
+  // logger starts at its first use, on whichever thread: a file that could block it is refused.
   Logger() {
     const char* path = std::getenv("RMM_DEBUG_LOG_FILE");
     if (path == nullptr || path[0] == '\0') return;
-    if (FILE* file = std::fopen(path, "w")) {
+    std::string why;
+    int fd = OpenLogFile(path, &why);
+    FILE* file = fd >= 0 ? fdopen(fd, "w") : nullptr;
+    if (file != nullptr) {
       out = file;
-    } else {
-      std::fprintf(stderr, "rmmjs: cannot open RMM_DEBUG_LOG_FILE %s (%s): the debug log goes to stderr\n", path,
-                   std::strerror(errno));
+      return;
     }
+    if (fd >= 0) {
+      why = std::strerror(errno);
+      close(fd);
+    }
+    std::fprintf(stderr, "rmmjs: cannot open RMM_DEBUG_LOG_FILE %s (%s): the debug log goes to stderr\n", path,
+                 why.c_str());
   }
 };
 
