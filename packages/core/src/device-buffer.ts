@@ -195,7 +195,7 @@ export class DeviceBuffer implements Disposable {
     try {
       this.#native = bufferCreate(this, mrHandle, nbytes, streamNative, data);
     } catch (error) {
-      this.#native = retryAfterReclaim(error, () => bufferCreate(this, mrHandle, nbytes, streamNative, data));
+      this.#native = retryAfterReclaim(error, () => bufferCreate(this, mrHandle, nbytes, streamNative, data), nbytes);
     }
   }
 
@@ -334,7 +334,8 @@ export class DeviceBuffer implements Disposable {
   copy(): DeviceBuffer {
     const source = this.#native;
     afterAsyncCopiesOn(() => this.#streamHandle());
-    return withReclaim(() => DeviceBuffer.#adopt((target) => native.bufferCopy(source, target), this.#stream));
+    const nbytes = native.bufferSize(source); // ERR_RMM_DISPOSED when freed
+    return withReclaim(() => DeviceBuffer.#adopt((target) => native.bufferCopy(source, target), this.#stream), nbytes);
   }
 
   /** Copies a DeviceBuffer or a 1-D contiguous CUDA array into the start of this buffer. */
@@ -409,7 +410,7 @@ export class DeviceBuffer implements Disposable {
     validateSize(newCapacity, 'newCapacity');
     const streamNative = streamArg(stream);
     afterAsyncCopies(streamNative);
-    withReclaim(() => native.bufferReserve(this.#native, newCapacity, streamNative));
+    withReclaim(() => native.bufferReserve(this.#native, newCapacity, streamNative), newCapacity);
     this.#stream = stream ?? defaultStream;
   }
 
@@ -418,7 +419,7 @@ export class DeviceBuffer implements Disposable {
     validateSize(newSize, 'newSize');
     const streamNative = streamArg(stream);
     afterAsyncCopies(streamNative);
-    withReclaim(() => native.bufferResize(this.#native, newSize, streamNative));
+    withReclaim(() => native.bufferResize(this.#native, newSize, streamNative), newSize);
     this.#stream = stream ?? defaultStream;
   }
 
