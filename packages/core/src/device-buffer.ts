@@ -1,4 +1,3 @@
-import { setImmediate as eventLoopTurn } from 'node:timers/promises';
 import { types } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
 import { DeviceMemoryResource, resourceHandle, wrapResource } from './device-memory-resource.js';

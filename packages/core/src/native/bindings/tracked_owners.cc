@@ -120,13 +120,15 @@ size_t Reclaim(napi_env env) {
     }
   }
   napi_close_handle_scope(env, scope);
+  // A resource's JavaScript that a buffer's free runs may allocate, run out and reclaim in turn:
+  // that Reclaim must leave these alone (it would give an owner back, and delete it, twice).
+  for (TrackedOwner* owner : collected) owner->released = true;
   size_t bytes = 0;
   for (TrackedOwner* owner : collected) {
     if (owner->kind == TrackedOwner::Kind::kBuffer) {
       bytes += ReclaimBuffer(owner);
     } else {
       auto* foreign = static_cast<rmmjs_tracked_owner*>(owner);
-      foreign->released = true;  // its reclaim calls no JavaScript, but stays out of a nested Reclaim
       bytes += foreign->reclaim(foreign->data);
       UntrackOwner(foreign);
     }
