@@ -21,3 +21,4 @@ export type { CountingAdaptor, ResourceEntry, UpstreamCase } from './resources.j
 export type { CannotReason, ConformanceCase } from './conformance/types.js';
 
 export * from './streams.js';
+export * from './collector.js';

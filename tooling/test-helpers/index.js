@@ -19,3 +19,4 @@ export {
   upstreams,
 } from './resources.js';
 export { describeStreamOfAnotherDevice, steadyStateDriverCalls } from './streams.js';
+export { countFullCollections, dropOnlyLoops } from './collector.js';

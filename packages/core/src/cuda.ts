@@ -1,6 +1,7 @@
 /** `cuda.*`: the CUDA driver as rmmjs uses it (the runtime calls RMM takes from cuda-python). */
 import { CudaError, invalidArgType, outOfRange } from './errors.js';
 import { native, type DriverInfo } from './native.js';
+import { afterAllAsyncCopies } from './stream-order.js';
 import { validateInteger, validateSize } from './validate.js';
 
 let info: DriverInfo | undefined;
@@ -56,9 +57,11 @@ export const cuda = {
   driverVersion(): number {
     return driverInfo().driverVersion;
   },
-  /** Waits until all work on the device (default: the current one) has finished. */
+  /** Waits until all work on the device (default: the current one) has finished, asynchronous copies included. */
   synchronize(device?: number): void {
-    native.synchronize(deviceArg(device));
+    const target = deviceArg(device);
+    afterAllAsyncCopies();
+    native.synchronize(target);
   },
   /** The name of a device, e.g. "NVIDIA H200". */
   deviceName(device?: number): string {

@@ -1,4 +1,3 @@
-import { setImmediate as eventLoopTurn } from 'node:timers/promises';
 import { types } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
 import { DeviceMemoryResource, resourceHandle, wrapResource } from './device-memory-resource.js';
@@ -6,6 +5,7 @@ import { invalidArgType, invalidArgValue, RMMError } from './errors.js';
 import { native, type BufferGuardHandle, type BufferNative, type MemoryHandle, type StreamNative } from './native.js';
 import { retryAfterReclaim, withReclaim } from './reclaim.js';
 import { adoptStream, handleUnlessDisposed, Stream, streamArg } from './stream.js';
+import { afterAsyncCopies, afterAsyncCopiesOn, OrderedCopy } from './stream-order.js';
 import { makeToken, tokenId, type TransferredBufferToken } from './tokens.js';
 import { validateInteger, validateOptions, validateSize } from './validate.js';
 
@@ -194,7 +194,7 @@ export class DeviceBuffer implements Disposable {
     try {
       this.#native = bufferCreate(this, mrHandle, nbytes, streamNative, data);
     } catch (error) {
-      this.#native = retryAfterReclaim(error, () => bufferCreate(this, mrHandle, nbytes, streamNative, data));
+      this.#native = retryAfterReclaim(error, () => bufferCreate(this, mrHandle, nbytes, streamNative, data), nbytes);
     }
   }
 
@@ -332,7 +332,9 @@ export class DeviceBuffer implements Disposable {
   /** A deep copy on the same resource and stream. */
   copy(): DeviceBuffer {
     const source = this.#native;
-    return withReclaim(() => DeviceBuffer.#adopt((target) => native.bufferCopy(source, target), this.#stream));
+    afterAsyncCopiesOn(() => this.#streamHandle());
+    const nbytes = native.bufferSize(source); // ERR_RMM_DISPOSED when freed
+    return withReclaim(() => DeviceBuffer.#adopt((target) => native.bufferCopy(source, target), this.#stream), nbytes);
   }
 
   /** Copies a DeviceBuffer or a 1-D contiguous CUDA array into the start of this buffer. */
@@ -340,6 +342,7 @@ export class DeviceBuffer implements Disposable {
     const streamNative = streamArg(stream);
     const { ptr, nbytes } = deviceSource(src);
     this.#checkSourceFits(nbytes, 'src');
+    afterAsyncCopies(streamNative);
     native.bufferCopyFromDevice(this.#native, ptr, nbytes, streamNative);
   }
 
@@ -347,6 +350,7 @@ export class DeviceBuffer implements Disposable {
   copyFromHost(bytes: HostBytes, stream?: Stream): void {
     const streamNative = streamArg(stream);
     this.#checkSourceFits(byteLength(bytes, 'bytes'), 'bytes');
+    afterAsyncCopies(streamNative);
     native.bufferCopyFromHost(this.#native, bytes, streamNative);
   }
 
@@ -357,6 +361,7 @@ export class DeviceBuffer implements Disposable {
     const streamNative = streamArg(stream);
     const out = (target ?? new Uint8Array(this.size)) as T;
     this.#checkTargetFits(byteLength(out, 'target'));
+    afterAsyncCopies(streamNative);
     native.bufferCopyToHost(this.#native, out, streamNative);
     return out;
   }
@@ -369,7 +374,9 @@ export class DeviceBuffer implements Disposable {
   /**
    * copyToHost without blocking the event loop: the stream's earlier work is awaited off the
    * JavaScript thread, then the bytes are copied in slices with the event loop turning in between.
-   * A target transferred or shrunk meanwhile rejects with `ERR_INVALID_ARG_VALUE`.
+   * It is ordered on its stream like any other work: a later operation on the stream sees its
+   * result (a synchronous one finishes it first, an asynchronous one runs after it). A target
+   * transferred or shrunk meanwhile rejects with `ERR_INVALID_ARG_VALUE`.
    */
   copyToHostAsync(target?: undefined, stream?: Stream): Promise<Uint8Array>;
   copyToHostAsync<T extends HostBytes>(target: T, stream?: Stream): Promise<T>;
@@ -392,14 +399,17 @@ export class DeviceBuffer implements Disposable {
   /** Prefetches managed memory to `device` (default: the current one; -1: the host). */
   prefetch(device?: number, stream?: Stream): void {
     const target = device === undefined ? native.getDevice() : validateInteger(device, 'device', -1);
-    native.bufferPrefetch(this.#native, target, streamArg(stream === undefined ? this.stream : stream));
+    const streamNative = streamArg(stream === undefined ? this.stream : stream);
+    afterAsyncCopies(streamNative);
+    native.bufferPrefetch(this.#native, target, streamNative);
   }
 
   /** Grows the capacity to at least `newCapacity` (contents kept); adopts `stream`. */
   reserve(newCapacity: number, stream?: Stream): void {
     validateSize(newCapacity, 'newCapacity');
     const streamNative = streamArg(stream);
-    withReclaim(() => native.bufferReserve(this.#native, newCapacity, streamNative));
+    afterAsyncCopies(streamNative);
+    withReclaim(() => native.bufferReserve(this.#native, newCapacity, streamNative), newCapacity);
     this.#stream = stream ?? defaultStream;
   }
 
@@ -407,7 +417,8 @@ export class DeviceBuffer implements Disposable {
   resize(newSize: number, stream?: Stream): void {
     validateSize(newSize, 'newSize');
     const streamNative = streamArg(stream);
-    withReclaim(() => native.bufferResize(this.#native, newSize, streamNative));
+    afterAsyncCopies(streamNative);
+    withReclaim(() => native.bufferResize(this.#native, newSize, streamNative), newSize);
     this.#stream = stream ?? defaultStream;
   }
 
@@ -453,12 +464,14 @@ export class DeviceBuffer implements Disposable {
   }
 
   // An asynchronous copy: the buffer stays pinned (free() waits for the end, moves are refused)
-  // and so does the stream; its earlier work is awaited on a thread of the pool; then slices of a
-  // few milliseconds each are copied on this thread, the event loop turning in between. Host memory
-  // is touched only inside those calls, so JavaScript that detaches or shrinks it meanwhile makes
-  // the next slice fail (ERR_INVALID_ARG_VALUE naming `name`) instead of the copy using memory that
-  // is gone. (A Node-API addon cannot hold an ArrayBuffer's memory against a detach.)
-  async #copyInSlices(
+  // and so does the stream; it is queued on its stream (stream-order.ts): it waits for the copies
+  // it comes after, then for the stream's earlier work on a thread of the pool; then slices of a
+  // few milliseconds each are copied on this thread, the event loop turning in between (a later
+  // synchronous operation on the stream copies the rest at once). Host memory is touched only
+  // inside those calls, so JavaScript that detaches or shrinks it meanwhile makes the next slice
+  // fail (ERR_INVALID_ARG_VALUE naming `name`) instead of the copy using memory that is gone. (A
+  // Node-API addon cannot hold an ArrayBuffer's memory against a detach.)
+  #copyInSlices(
     host: HostBytes,
     nbytes: number,
     toHost: boolean,
@@ -467,16 +480,16 @@ export class DeviceBuffer implements Disposable {
   ): Promise<void> {
     const copyStream = native.bufferBeginAsync(this.#native, stream); // ERR_RMM_DISPOSED when freed
     const handle = this.#native as BufferNative;
-    try {
-      await native.bufferSynchronizeAsync(handle, copyStream);
-      for (let offset = 0; offset < nbytes;) {
-        offset += native.bufferCopySlice(handle, host, offset, nbytes, toHost, copyStream, name);
-        if (offset < nbytes) await eventLoopTurn();
-      }
-    } finally {
-      native.streamDispose(copyStream);
-      native.bufferEndAsync(handle);
-    }
+    let offset = 0;
+    const copy = new OrderedCopy(
+      copyStream,
+      () => (offset += native.bufferCopySlice(handle, host, offset, nbytes, toHost, copyStream, name)) >= nbytes,
+      () => {
+        native.streamDispose(copyStream);
+        native.bufferEndAsync(handle);
+      },
+    );
+    return copy.run(() => native.bufferSynchronizeAsync(handle, copyStream));
   }
 
   #checkSourceFits(nbytes: number, name: string): void {

@@ -70,12 +70,12 @@ export class DeviceMemoryResource implements Disposable {
         return nativeAllocate(handle, nbytes);
       } catch (error) {
         validateSize(nbytes, 'nbytes');
-        return retryAfterReclaim(error, () => nativeAllocate(handle, nbytes));
+        return retryAfterReclaim(error, () => nativeAllocate(handle, nbytes), nbytes);
       }
     }
     validateSize(nbytes, 'nbytes');
     const streamNative = streamArg(stream);
-    return withReclaim(() => nativeAllocate(handle, nbytes, streamNative));
+    return withReclaim(() => nativeAllocate(handle, nbytes, streamNative), nbytes);
   }
 
   /** Returns memory that `allocate(nbytes, stream)` gave. */

@@ -20,6 +20,7 @@ export { adoptMemory, holdMemory, guardBuffer, isBuffer } from './device-buffer.
 export { streamArg } from './stream.js';
 export { runReinitializeHooks } from './registry.js';
 export { runInScope } from './scope.js';
+export { WeakReference } from './weak-reference.js';
 export { invalidArgType, invalidArgValue, outOfRange, makeError, Status } from './errors.js';
 export { constructedDirectly } from './errors.js';
 export {

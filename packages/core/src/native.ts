@@ -10,6 +10,8 @@ export type BufferNative = number & { readonly __brand: 'BufferNative' };
 export type CoreApi = object & { readonly __brand: 'CoreApi' };
 /** A type-tagged napi_external owning an `rmmjs_memory` (include/rmmjs/abi.h) until it is taken. */
 export type MemoryHandle = object & { readonly __brand: 'MemoryHandle' };
+/** A type-tagged napi_external holding a weak reference (bindings/bind_reclaim.cc). */
+export type WeakReferenceHandle = object & { readonly __brand: 'WeakReferenceHandle' };
 /** A type-tagged napi_external owning an `rmmjs_buffer_guard` until it is taken. */
 export type BufferGuardHandle = object & { readonly __brand: 'BufferGuardHandle' };
 
@@ -127,8 +129,6 @@ export interface NativeCore {
   ): void;
   bufferPrefetch(buffer: BufferNative | null, device: number, stream: StreamNative | undefined): void;
   bufferResource(buffer: BufferNative | null): ResourceHandle;
-  // Frees the buffers the collector found unreachable but has not finalized; the bytes freed.
-  bufferReclaim(): number;
   // An asynchronous copy (DeviceBuffer#copyInSlices): pins the buffer and returns a stream handle
   // of the copy's own; the calls after it also take a buffer freed meanwhile.
   bufferBeginAsync(buffer: BufferNative | null, stream: StreamNative | undefined): StreamNative;
@@ -166,6 +166,17 @@ export interface NativeCore {
   bufferStream(buffer: BufferNative | null): StreamNative;
   bufferReclaimTransfer(id: string): boolean;
   freeUnclaimedTransfers(): void;
+
+  // Reclaim (bindings/bind_reclaim.cc): gives back the memory of the owners (DeviceBuffers, the
+  // owners addons track) the collector found unreachable but has not finalized; the bytes.
+  reclaimCollected(): number;
+  // The bytes this thread's owners hold: all, or those made since the last markCollected().
+  heldBytes(sinceCollection: boolean): number;
+  // A full collection and reclaimCollected() just ran: the owners left were reachable.
+  markCollected(): void;
+  // A weak reference that, unlike WeakRef, does not keep its target alive to the end of the job.
+  weakReference(target: object): WeakReferenceHandle;
+  weakTarget(reference: WeakReferenceHandle): object | undefined;
 
   setLogLevel(level: number): void;
   getLogLevel(): number;

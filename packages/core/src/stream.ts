@@ -1,5 +1,6 @@
 import { invalidArgType, outOfRange } from './errors.js';
 import { native, type StreamNative } from './native.js';
+import { afterAsyncCopies, asyncCopiesDone } from './stream-order.js';
 import { validateBoolean, validateInteger, validateOptions } from './validate.js';
 
 /** Options of `new Stream()`. */
@@ -78,14 +79,17 @@ export class Stream implements Disposable {
     return native.streamInfo(this.#native).device;
   }
 
-  /** Blocks until all work queued on the stream has finished. */
+  /** Blocks until all work queued on the stream has finished (asynchronous copies on it included). */
   synchronize(): void {
+    afterAsyncCopies(this.#native);
     native.streamSynchronize(this.#native);
   }
 
-  /** Resolves once all work queued so far has finished; the event loop keeps running. */
+  /** Resolves once all work queued so far has finished (asynchronous copies on it included); the event loop keeps running. */
   synchronizeAsync(): Promise<void> {
-    return native.streamSynchronizeAsync(this.#native);
+    const copies = asyncCopiesDone(this.#native);
+    const queued = native.streamSynchronizeAsync(this.#native);
+    return copies === undefined ? queued : Promise.all([copies, queued]).then(() => undefined);
   }
 
   /** True for DEFAULT_STREAM, LEGACY_DEFAULT_STREAM and PER_THREAD_DEFAULT_STREAM. */

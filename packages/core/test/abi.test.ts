@@ -30,6 +30,13 @@ interface Consumer {
   driverLayout(): [number, number, boolean];
   /** [status, message] of stream_check_device(handle, device) */
   streamCheckDevice(handle: bigint, device: number): [number, string];
+  /** [status, message, owner]: an external that owns `bytes`, tracked with track_owner */
+  trackOwner(bytes: number): [number, string, object];
+  untrackOwner(owner: object): void;
+  /** [status, message] of track_owner with a NULL object */
+  trackNull(): [number, string];
+  /** What the owners' reclaim gave back so far. */
+  reclaimedBytes(): number;
   /** [initStatus, initMessage, allocateStatus, allocateMessage, destroyed, headerUntouched] */
   initWithOps(
     size: number | null,
@@ -43,6 +50,11 @@ const consumer = require('../build/test-addons/rmmjs_test_consumer/build/Release
 const consumer11 =
   require('../build/test-addons/rmmjs_test_consumer_1_1/build/Release/rmmjs_test_consumer_1_1.node') as Consumer;
 
+// Core's full collection, from the module that @rmmjs/core runs (it exports it nowhere).
+const { collectGarbage } = (await import(new URL('../dist/reclaim.js', import.meta.url).href)) as {
+  collectGarbage: () => boolean;
+};
+
 const OK = 0;
 const OUT_OF_MEMORY = 1;
 const LOGIC = 2;
@@ -50,10 +62,10 @@ const INVALID_ARGUMENT = 4;
 
 describe('the C ABI, used by a plain C addon', () => {
   it('accepts core API table 1.x', () => {
-    expect(consumer.builtAgainst).toBe('1.3');
+    expect(consumer.builtAgainst).toBe('1.4');
     expect(consumer.init(native.coreApi)).toBe(native.abiVersion);
-    expect(native.abiVersion).toBe('1.3');
-    expect(abiVersion).toBe('1.3');
+    expect(native.abiVersion).toBe('1.4');
+    expect(abiVersion).toBe('1.4');
   });
 
   it('allocates through the current device resource', () => {
@@ -112,10 +124,42 @@ describe('the C ABI, used by a plain C addon', () => {
   });
 });
 
+// A third party's owner of memory, tracked as DeviceBuffers are (ABI 1.4): its bytes count as
+// external memory, and an owner the collector found unreachable is reclaimed before its finalizer.
+describe('track_owner and untrack_owner', () => {
+  const MiB = 1 << 20;
+  const external = () => Math.round(probe.externalMemory() / MiB);
+
+  it('counts the bytes as external memory until untracked; reclaims an owner that was dropped', () => {
+    const before = external();
+    const [status, message, owner] = consumer.trackOwner(64 * MiB);
+    expect([status, message]).toEqual([OK, '']);
+    expect(external() - before).toBe(64);
+    consumer.untrackOwner(owner);
+    expect(external() - before).toBe(0);
+
+    const reclaimedBefore = consumer.reclaimedBytes();
+    for (let i = 0; i < 4; i++) consumer.trackOwner(16 * MiB); // dropped at once
+    expect(external() - before).toBe(64);
+    collectGarbage();
+    expect(native.reclaimCollected()).toBe(64 * MiB);
+    expect(consumer.reclaimedBytes() - reclaimedBefore).toBe(64 * MiB);
+    expect(external() - before).toBe(0);
+    expect(native.reclaimCollected()).toBe(0); // each once
+  });
+
+  it('refuses a NULL object', () => {
+    expect(consumer.trackNull()).toEqual([
+      INVALID_ARGUMENT,
+      'track_owner: env, object, reclaim and out must not be NULL',
+    ]);
+  });
+});
+
 describe('an addon built against ABI 1.1', () => {
-  it('takes the 1.3 table (larger than the one it was built with) and works', () => {
+  it('takes the 1.4 table (larger than the one it was built with) and works', () => {
     expect(consumer11.builtAgainst).toBe('1.1');
-    expect(consumer11.init(coreApi)).toBe('1.3');
+    expect(consumer11.init(coreApi)).toBe('1.4');
     expect(consumer11.roundTripCurrent(4096)).toBe(true);
     const stream = new Stream();
     expect(consumer11.streamId(stream.handle)).toBe(consumer.streamId(stream.handle));

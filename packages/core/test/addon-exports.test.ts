@@ -62,7 +62,6 @@ it('the addon exports what NativeCore declares, and nothing else', () => {
     'bufferCopyFromDevice',
     'bufferPrefetch',
     'bufferResource',
-    'bufferReclaim',
     'bufferBeginAsync',
     'bufferEndAsync',
     'setStagingShape',
@@ -88,5 +87,10 @@ it('the addon exports what NativeCore declares, and nothing else', () => {
     'bufferStream',
     'bufferReclaimTransfer',
     'freeUnclaimedTransfers',
+    'reclaimCollected',
+    'heldBytes',
+    'markCollected',
+    'weakReference',
+    'weakTarget',
   ]);
 });

@@ -11,7 +11,7 @@ export interface Counts {
 }
 
 export interface CountingAddon {
-  create(upstream: ResourceHandle): ResourceHandle;
+  create(upstream: ResourceHandle, limit?: number): ResourceHandle;
   counts(mr: ResourceHandle): Counts;
 }
 
@@ -22,8 +22,9 @@ export const counting = loadAddon<CountingAddon>(
 );
 
 export class CountingResourceAdaptor extends UpstreamResourceAdaptor {
-  constructor(upstream: DeviceMemoryResource) {
-    super(counting.create(resourceHandle(upstream, 'upstream')));
+  /** `limit`: the most bytes outstanding; more is OutOfMemoryError "Exceeded memory limit" (default: none). */
+  constructor(upstream: DeviceMemoryResource, limit?: number) {
+    super(counting.create(resourceHandle(upstream, 'upstream'), limit));
   }
   counts(): Counts {
     return counting.counts(resourceHandle(this, 'this'));

@@ -334,10 +334,16 @@ describe('asynchronous copies', () => {
     expectBytes((await buffer.copyToHostAsync()).subarray(0, 1000), pattern(1000, 13));
   });
 
-  it('free() during a copy waits for it; resize refuses', async () => {
+  // (On the copy's own stream, or the legacy default stream, a move waits for the copy: stream-order.test.ts.)
+  it('free() during a copy waits for it; a move on a stream not ordered with the copy refuses', async () => {
     const buffer = DeviceBuffer.toDevice(pattern(1 << 20, 14));
-    const copying = buffer.copyToHostAsync();
-    expect(thrown(() => buffer.resize(8 << 20)).message).toContain('asynchronous copies in flight');
+    const [mine, other] = [new Stream(), new Stream()];
+    const copying = buffer.copyToHostAsync(undefined, mine);
+    const error = thrown(() => buffer.resize(8 << 20, other));
+    for (const stream of [mine, other]) stream[Symbol.dispose]();
+    expect([error.name, error.code]).toEqual(['RMMError', 'ERR_RMM_LOGIC']);
+    expect(error.message).toBe('DeviceBuffer has 1 asynchronous copies in flight: await them first');
+    expect(buffer.size).toBe(1 << 20);
     buffer.free();
     expect(buffer.freed).toBe(true);
     expectBytes(await copying, pattern(1 << 20, 14));

@@ -11,6 +11,7 @@ import {
   validateInteger,
   validateOptions,
   validateSize,
+  WeakReference,
 } from '@rmmjs/core/internal';
 import { exportIpcHandle, type IpcHandle } from '@rmmjs/interop';
 import { ManagedMemory } from './managed-memory.js';
@@ -61,7 +62,7 @@ const LOG_ERROR = 4;
 /** What the collector leaves to do for memory dropped without free(). */
 interface Collected {
   /** The manager's table of live memory, to forget it in. */
-  live: Map<number, WeakRef<Releasable>>;
+  live: Map<number, WeakReference<Releasable>>;
   id: number;
   /** A pin: unpinned here, its owner held until then (the other kinds free themselves). */
   pin?: Pin;
@@ -146,8 +147,10 @@ function releasing(action: () => void): Release {
  */
 export class RMMExternalMemoryManager {
   readonly #device: number;
-  // What it handed out and has not seen freed, for reset(): id -> memory (held weakly).
-  readonly #live = new Map<number, WeakRef<Releasable>>();
+  // What it handed out and has not seen freed, for reset(): id -> memory, held weakly (and not as a
+  // WeakRef does, to the end of the job: memory dropped in a synchronous loop stays garbage, which
+  // core reclaims before an allocation reports out of memory).
+  readonly #live = new Map<number, WeakReference<Releasable>>();
   #nextId = 0;
   #deferScopes = 0;
   #pending: Array<() => void> = [];
@@ -357,7 +360,7 @@ export class RMMExternalMemoryManager {
       },
     };
     const memory = make(tracked);
-    this.#live.set(id, new WeakRef(memory));
+    this.#live.set(id, new WeakReference(memory));
     collected.register(memory, { live: this.#live, id, pin }, tracked);
     return memory;
   }

@@ -1,7 +1,7 @@
 import { DeviceBuffer, OutOfMemoryError, RMMError, setCurrentDeviceResource } from '@rmmjs/core';
 import { MemoryPointer } from '@rmmjs/emm-plugin';
 import { LimitingResourceAdaptor } from '@rmmjs/limiting';
-import { expectBytes, pattern, thrown } from '@rmmjs/test-helpers';
+import { MiB, dropOnlyLoops, expectBytes, pattern, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { fixtures, runWithGc } from './support.js';
 
@@ -145,5 +145,18 @@ describe('memalloc', () => {
     const run = runWithGc('keeps-the-buffer');
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('4096 0');
+  });
+
+  // Memory dropped without free() is garbage as a dropped DeviceBuffer is: reclaimed before an
+  // allocation reports out of memory. The manager's table of what it handed out must not keep it
+  // alive to the end of the synchronous job (as a WeakRef to it does).
+  it('drop-only loops over a 64 MiB limit do not run out (3 x the limit in 4 MiB), synchronous and with the event loop turning', async () => {
+    const limited = keep(new LimitingResourceAdaptor(base, 64 * MiB));
+    setCurrentDeviceResource(limited);
+    const mgr = manager();
+    await dropOnlyLoops(() => mgr.memalloc(4 * MiB), 48);
+    await dropOnlyLoops(() => mgr.memalloc(4 * MiB).view(MiB), 48); // a view keeps its memory, and goes with it
+    expect(limited.getAllocatedBytes()).toBeLessThanOrEqual(64 * MiB);
+    mgr.reset();
   });
 });

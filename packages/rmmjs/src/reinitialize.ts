@@ -51,12 +51,21 @@ function devicesArg(devices: unknown): number[] {
   return devices.map((device, i) => validateInteger(device, `options.devices[${i}]`, 0));
 }
 
-/** The pool's sizes as it will check them, before anything changes. */
+// What PoolMemoryResource refuses in its sizes (its own checks, in its words), checked before
+// anything changes: the pool itself checks them only once the hooks have run.
+const POOL_ALIGNMENT = 256;
+
 function checkPoolSizes(initialPoolSize: unknown, maximumPoolSize: unknown): void {
   const initial =
     initialPoolSize === undefined ? undefined : validateSizeOption(initialPoolSize, 'options.initialPoolSize');
   const maximum =
     maximumPoolSize === undefined ? undefined : validateSizeOption(maximumPoolSize, 'options.maximumPoolSize');
+  if (initial !== undefined && initial % POOL_ALIGNMENT !== 0) {
+    throw new RMMError('Error, Initial pool size required to be a multiple of 256 bytes');
+  }
+  if (maximum !== undefined && maximum % POOL_ALIGNMENT !== 0) {
+    throw new RMMError('Error, Maximum pool size required to be a multiple of 256 bytes');
+  }
   if (initial !== undefined && maximum !== undefined && initial > maximum) {
     throw new RMMError('Initial pool size exceeds the maximum pool size!');
   }
@@ -69,6 +78,10 @@ function checkPoolSizes(initialPoolSize: unknown, maximumPoolSize: unknown): voi
  * `logging`, becomes that device's resource. Devices that were given a resource before and are
  * not listed get a plain `CudaMemoryResource` back. The current device is left as it was.
  * Memory from the previous resources stays valid while something holds them.
+ *
+ * A call refused for its options changes nothing: every option is checked before a hook runs.
+ * One that fails while the new resources are built (out of memory) has run the hooks, and no
+ * device has been given a new resource.
  *
  * In host mode (no CUDA driver) the one device, 0, gets a `SystemMemoryResource` as its base.
  */
@@ -98,27 +111,33 @@ export function reinitialize(options: ReinitializeOptions = {}): void {
 
   runReinitializeHooks();
 
-  const build = (): DeviceMemoryResource => {
-    const base = hostMode
-      ? new SystemMemoryResource()
-      : managed
-        ? new ManagedMemoryResource()
-        : new CudaMemoryResource();
-    return pooled ? new PoolMemoryResource(base, { initialPoolSize, maximumPoolSize }) : base;
+  // Every device's new resource is built before any is set: one that fails to build (the memory
+  // runs out) leaves every device as it was, and what was built for the others goes.
+  const built: DeviceMemoryResource[] = [];
+  const make = <T extends DeviceMemoryResource>(mr: T): T => (built.push(mr), mr);
+  const base = (managedBase: boolean): DeviceMemoryResource =>
+    make(hostMode ? new SystemMemoryResource() : managedBase ? new ManagedMemoryResource() : new CudaMemoryResource());
+  const stack = (i: number): DeviceMemoryResource => {
+    let mr = base(managed);
+    if (pooled) mr = make(new PoolMemoryResource(mr, { initialPoolSize, maximumPoolSize }));
+    return logged ? make(new LoggingResourceAdaptor(mr, { logFileName: logFiles[i] })) : mr;
   };
   const original = hostMode ? 0 : cuda.getDevice();
+  const onDevice = <T>(device: number, fn: () => T): T => {
+    if (!hostMode) cuda.setDevice(device);
+    return fn();
+  };
+  const resources: Array<[number, DeviceMemoryResource]> = [];
   try {
     for (const device of native.initializedDevices()) {
-      if (targets.includes(device)) continue;
-      if (!hostMode) cuda.setDevice(device);
-      setPerDeviceResource(device, hostMode ? new SystemMemoryResource() : new CudaMemoryResource());
+      if (!targets.includes(device)) resources.push([device, onDevice(device, () => base(false))]);
     }
-    targets.forEach((device, i) => {
-      if (!hostMode) cuda.setDevice(device);
-      const mr = build();
-      setPerDeviceResource(device, logged ? new LoggingResourceAdaptor(mr, { logFileName: logFiles[i] }) : mr);
-    });
+    targets.forEach((device, i) => resources.push([device, onDevice(device, () => stack(i))]));
+  } catch (error) {
+    for (const mr of built.reverse()) mr[Symbol.dispose]();
+    throw error;
   } finally {
     if (!hostMode) cuda.setDevice(original);
   }
+  for (const [device, mr] of resources) setPerDeviceResource(device, mr);
 }

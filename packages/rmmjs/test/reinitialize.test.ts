@@ -19,8 +19,8 @@ import {
 } from 'rmmjs';
 import { LoggingResourceAdaptor, getLogFilenames } from '@rmmjs/logging';
 import { PoolMemoryResource } from '@rmmjs/pool';
-import { MiB, onFake, onHost, thrown, withCuda } from '@rmmjs/test-helpers';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MiB, fakeCuda, onFake, onHost, thrown, withCuda } from '@rmmjs/test-helpers';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const baseClass = () => (withCuda() ? CudaMemoryResource : SystemMemoryResource);
 const devices = () => (withCuda() ? Math.min(cuda.getDeviceCount(), 2) : 1);
@@ -35,6 +35,31 @@ afterEach(() => {
   saved.forEach((mr, device) => setPerDeviceResource(device, mr));
   rmSync(dir, { recursive: true, force: true });
 });
+
+// What reinitialize changes: each device's resource (the beforeEach gave every device one, so on
+// the fake driver device 1 is one that a call listing only device 0 resets), the current device
+// and the log files.
+const state = () => ({
+  resources: Array.from({ length: devices() }, (_, device) => getPerDeviceResource(device)),
+  device: withCuda() ? cuda.getDevice() : 0,
+  logFiles: getLogFilenames(),
+});
+
+/** A hook that records its calls, registered until `done`; `unchanged()` checks the state is the one at the start. */
+function watch() {
+  const hook = vi.fn();
+  registerReinitializeHook(hook);
+  const before = state();
+  return {
+    hook,
+    done: () => unregisterReinitializeHook(hook),
+    unchanged: () => {
+      const after = state();
+      after.resources.forEach((mr, device) => expect(mr, `device ${device}'s resource`).toBe(before.resources[device]));
+      expect([after.device, after.logFiles]).toEqual([before.device, before.logFiles]);
+    },
+  };
+}
 
 describe('reinitialize', () => {
   it('with no options gives device 0 a fresh base resource', () => {
@@ -194,6 +219,10 @@ describe('reinitialize', () => {
     expect(getCurrentDeviceResource()).toBe(before);
   });
 
+  // Every option refused: the same class, code and argument name, and nothing changed: no hook ran,
+  // every device keeps its resource (on the fake driver device 1, set up before and not listed, is
+  // not given a plain resource back), the current device and the log files are as they were.
+  const multiple = (what: string) => `Error, ${what} pool size required to be a multiple of 256 bytes`;
   it.each([
     [null, 'TypeError', 'ERR_INVALID_ARG_TYPE', 'options'],
     ['pool', 'TypeError', 'ERR_INVALID_ARG_TYPE', 'options'],
@@ -203,20 +232,67 @@ describe('reinitialize', () => {
     [{ devices: '0' }, 'TypeError', 'ERR_INVALID_ARG_TYPE', 'options.devices'],
     [{ devices: [0, -1] }, 'RangeError', 'ERR_OUT_OF_RANGE', 'options.devices[1]'],
     [{ devices: 0.5 }, 'RangeError', 'ERR_OUT_OF_RANGE', 'options.devices'],
+    [{ devices: [0, 99] }, 'RangeError', 'ERR_OUT_OF_RANGE', 'options.devices'],
     [
       { poolAllocator: true, initialPoolSize: '1 parsec' },
       'TypeError',
       'ERR_INVALID_ARG_VALUE',
       'options.initialPoolSize',
     ],
+    [{ poolAllocator: true, initialPoolSize: 2n }, 'TypeError', 'ERR_INVALID_ARG_TYPE', 'options.initialPoolSize'],
     [{ poolAllocator: true, maximumPoolSize: -1 }, 'RangeError', 'ERR_OUT_OF_RANGE', 'options.maximumPoolSize'],
+    [{ poolAllocator: true, initialPoolSize: 257 }, 'RMMError', 'ERR_RMM_LOGIC', multiple('Initial')],
+    [{ poolAllocator: true, initialPoolSize: '1000 B' }, 'RMMError', 'ERR_RMM_LOGIC', multiple('Initial')],
+    [{ poolAllocator: true, maximumPoolSize: 257 }, 'RMMError', 'ERR_RMM_LOGIC', multiple('Maximum')],
+    [
+      { poolAllocator: true, initialPoolSize: 512, maximumPoolSize: 256 },
+      'RMMError',
+      'ERR_RMM_LOGIC',
+      'Initial pool size exceeds the maximum pool size!',
+    ],
     [{ logging: true, logFileName: 42 }, 'TypeError', 'ERR_INVALID_ARG_TYPE', 'options.logFileName'],
-  ])('bad options %j -> %s %s naming %s', (options, name, code, argument) => {
-    const before = getCurrentDeviceResource();
-    const error = thrown(() => reinitialize(options as never));
-    expect(error.name).toBe(name);
-    expect(error.code).toBe(code);
-    expect(error.message).toContain(argument);
-    expect(getCurrentDeviceResource()).toBe(before);
+  ])('bad options %o -> %s %s naming %s, and nothing changes', (options, name, code, argument) => {
+    const watched = watch();
+    try {
+      const error = thrown(() => reinitialize(options as never));
+      expect([error.name, error.code]).toEqual([name, code]);
+      expect(error.message).toContain(argument);
+    } finally {
+      watched.done();
+    }
+    expect(watched.hook).not.toHaveBeenCalled();
+    watched.unchanged();
+  });
+
+  it('logging without a file name or RMM_LOG_FILE changes nothing either', () => {
+    const saved = process.env.RMM_LOG_FILE;
+    delete process.env.RMM_LOG_FILE;
+    const watched = watch();
+    try {
+      expect(thrown(() => reinitialize({ poolAllocator: true, logging: true })).code).toBe('ERR_INVALID_ARG_VALUE');
+    } finally {
+      watched.done();
+      if (saved !== undefined) process.env.RMM_LOG_FILE = saved;
+    }
+    expect(watched.hook).not.toHaveBeenCalled();
+    watched.unchanged();
+  });
+
+  // A failure that no check can foresee (the memory runs out while the resources are built) comes
+  // after the hooks, which free memory for the new resources; no device has been given one yet.
+  it.runIf(onFake())('a resource that fails to build: the hooks ran, and no device changed', () => {
+    const watched = watch();
+    const live = fakeCuda.stats().liveAllocations;
+    fakeCuda.failNext('cuMemAlloc_v2', 2, 'CUDA_ERROR_OUT_OF_MEMORY'); // device 1's pool, after device 0's
+    try {
+      const error = thrown(() => reinitialize({ devices: [0, 1], poolAllocator: true, initialPoolSize: '1 MiB' }));
+      expect([error.name, error.code]).toEqual(['OutOfMemoryError', 'ERR_RMM_OUT_OF_MEMORY']);
+    } finally {
+      fakeCuda.clearFaults();
+      watched.done();
+    }
+    expect(watched.hook).toHaveBeenCalledTimes(1);
+    watched.unchanged();
+    expect(fakeCuda.stats().liveAllocations).toBe(live); // device 0's new pool went back
   });
 });

@@ -52,7 +52,7 @@ extern "C" {
 #endif
 
 #define RMMJS_ABI_MAJOR 1
-#define RMMJS_ABI_MINOR 3
+#define RMMJS_ABI_MINOR 4
 
 /* Every allocation a resource hands out is aligned to this many bytes. */
 #define RMMJS_ALLOCATION_ALIGNMENT 256
@@ -218,6 +218,13 @@ typedef struct rmmjs_buffer_guard_handle {
 
 struct rmmjs_driver_api; /* rmmjs/cuda_driver.h */
 
+/* Device memory that a JavaScript object owns, tracked as core tracks DeviceBuffers (ABI 1.4:
+ * track_owner below). Opaque. */
+typedef struct rmmjs_tracked_owner rmmjs_tracked_owner;
+/* Node-API's napi_env and napi_value (node_api.h), declared so that this header needs no Node. */
+struct napi_env__;
+struct napi_value__;
+
 typedef struct rmmjs_core_api {
   uint32_t abi_major;
   uint32_t abi_minor;
@@ -308,6 +315,27 @@ typedef struct rmmjs_core_api {
    * `device`; a failing driver call (a destroyed stream) is RMMJS_ERR_CUDA. A driver call
    * (cuStreamGetCtx) for a created stream: stream-ordered resources check each stream once. */
   rmmjs_status (*stream_check_device)(rmmjs_stream stream, int32_t device);
+
+  /* --- ABI 1.4 --- */
+  /* Memory a JavaScript object owns (a DLPack capsule that holds a buffer's memory, say), made to
+   * behave as a DeviceBuffer does under the garbage collector: its bytes count as the isolate's
+   * external memory (napi_adjust_external_memory), so the collector feels them; and when the
+   * collector has found the object unreachable but its finalizer has not run yet (Node-API runs
+   * finalizers only when the event loop turns), an allocation of rmmjs on that thread that is about
+   * to report out of memory first calls reclaim(data), and retries.
+   * Both run only on the object's JavaScript thread:
+   * - track_owner: env is the caller's napi_env, object the object or external that owns the memory
+   *   (held weakly), bytes what it holds. *out receives the owner. RMMJS_ERR_INVALID_ARGUMENT for a
+   *   NULL argument or an object Node-API cannot reference.
+   * - reclaim(data) gives the memory back now, calls no JavaScript and returns the bytes it gave
+   *   back (0 when there was nothing left, e.g. a capsule whose tensor a consumer took). It runs at
+   *   most once; the owner is then gone (core untracks it): reclaim must forget it, and the
+   *   finalizer must find nothing left to do.
+   * - untrack_owner: the object let go of its memory (consumed, disposed, finalized): its bytes stop
+   *   counting and reclaim will not be called. Once per owner, unless reclaim ran. */
+  rmmjs_status (*track_owner)(struct napi_env__* env, struct napi_value__* object, size_t bytes,
+                              size_t (*reclaim)(void* data), void* data, rmmjs_tracked_owner** out);
+  void (*untrack_owner)(rmmjs_tracked_owner* owner);
 } rmmjs_core_api;
 
 /* sizeof(rmmjs_core_api) of each minor: core->size >= RMMJS_CORE_API_SIZE_1_<n> means the members
@@ -316,6 +344,7 @@ typedef struct rmmjs_core_api {
 #define RMMJS_CORE_API_SIZE_1_1 (offsetof(rmmjs_core_api, device_synchronize) + sizeof(void*))
 #define RMMJS_CORE_API_SIZE_1_2 (offsetof(rmmjs_core_api, driver_size) + sizeof(size_t))
 #define RMMJS_CORE_API_SIZE_1_3 (offsetof(rmmjs_core_api, stream_check_device) + sizeof(void*))
+#define RMMJS_CORE_API_SIZE_1_4 (offsetof(rmmjs_core_api, untrack_owner) + sizeof(void*))
 
 /* Whether an addon compiled against this header can use core's table: the same major, and at
  * least the members this header declares. */

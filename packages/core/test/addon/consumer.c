@@ -10,6 +10,7 @@
 #include <node_api.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rmmjs/abi.h"
@@ -277,6 +278,74 @@ static napi_value stream_check_device(napi_env env, napi_callback_info info) {
 }
 #endif
 
+#if CONSUMER_ABI_MINOR >= 4
+/* Owners tracked as a producer of DLPack capsules tracks them (api->track_owner): each "holds"
+ * its bytes, and its reclaim adds them to reclaimed_bytes. */
+typedef struct probe_owner {
+  size_t bytes;
+  rmmjs_tracked_owner* owner; /* NULL once reclaimed or untracked */
+} probe_owner;
+
+static size_t reclaimed_bytes = 0;
+
+static size_t probe_reclaim(void* data) {
+  probe_owner* probe = data;
+  probe->owner = NULL; /* core untracks it */
+  reclaimed_bytes += probe->bytes;
+  return probe->bytes;
+}
+
+static void probe_finalize(napi_env env, void* data, void* hint) {
+  probe_owner* probe = data;
+  if (probe->owner != NULL) api->untrack_owner(probe->owner);
+  free(probe);
+}
+
+/* trackOwner(bytes) -> [status, message, external]: an external owning `bytes`, tracked */
+static napi_value track_owner(napi_env env, napi_callback_info info) {
+  napi_value argv[1], result, external = NULL;
+  double bytes = 0;
+  if (!args(env, info, 1, argv) || napi_get_value_double(env, argv[0], &bytes) != napi_ok) {
+    napi_throw_type_error(env, NULL, "trackOwner(bytes)");
+    return NULL;
+  }
+  probe_owner* probe = calloc(1, sizeof(*probe));
+  probe->bytes = (size_t)bytes;
+  napi_create_external(env, probe, probe_finalize, NULL, &external);
+  rmmjs_status status = api->track_owner(env, external, probe->bytes, probe_reclaim, probe, &probe->owner);
+  result = status_and_message(env, status);
+  napi_set_element(env, result, 2, external);
+  return result;
+}
+
+/* untrackOwner(external): what a consumed or disposed owner does */
+static napi_value untrack_owner(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  void* data = NULL;
+  if (!args(env, info, 1, argv) || napi_get_value_external(env, argv[0], &data) != napi_ok) {
+    napi_throw_type_error(env, NULL, "untrackOwner(external)");
+    return NULL;
+  }
+  probe_owner* probe = data;
+  if (probe->owner != NULL) api->untrack_owner(probe->owner);
+  probe->owner = NULL;
+  return NULL;
+}
+
+/* trackNull() -> [status, message] of track_owner with no object */
+static napi_value track_null(napi_env env, napi_callback_info info) {
+  rmmjs_tracked_owner* owner = NULL;
+  return status_and_message(env, api->track_owner(env, NULL, 1, probe_reclaim, NULL, &owner));
+}
+
+/* reclaimedBytes() -> what the probes' reclaim gave back so far */
+static napi_value reclaimed(napi_env env, napi_callback_info info) {
+  napi_value value;
+  napi_create_double(env, (double)reclaimed_bytes, &value);
+  return value;
+}
+#endif
+
 NAPI_MODULE_INIT() {
   char version[32];
   napi_value built_against;
@@ -295,6 +364,15 @@ NAPI_MODULE_INIT() {
       {"streamCheckDevice", NULL, stream_check_device, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof(checks) / sizeof(checks[0]), checks);
+#endif
+#if CONSUMER_ABI_MINOR >= 4
+  napi_property_descriptor owners[] = {
+      {"trackOwner", NULL, track_owner, NULL, NULL, NULL, napi_default, NULL},
+      {"untrackOwner", NULL, untrack_owner, NULL, NULL, NULL, napi_default, NULL},
+      {"trackNull", NULL, track_null, NULL, NULL, NULL, napi_default, NULL},
+      {"reclaimedBytes", NULL, reclaimed, NULL, NULL, NULL, napi_default, NULL},
+  };
+  napi_define_properties(env, exports, sizeof(owners) / sizeof(owners[0]), owners);
 #endif
   napi_property_descriptor properties[] = {
       {"init", NULL, init, NULL, NULL, NULL, napi_default, NULL},

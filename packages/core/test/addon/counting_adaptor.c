@@ -1,7 +1,8 @@
 /*
  * A memory resource written in plain C11 against rmmjs's C ABI, as a third party would write
  * one: an adaptor over any upstream resource that forwards every allocation to it and counts
- * allocations, deallocations and the bytes outstanding. It needs nothing but rmmjs/abi.h and
+ * allocations, deallocations and the bytes outstanding (and, given a limit, refuses to let them pass
+ * it, as a LimitingResourceAdaptor does: core's tests have none). It needs nothing but rmmjs/abi.h and
  * node_api.h (no C++, no node-addon-api), and the resource it makes works everywhere rmmjs's own
  * do: as a DeviceMemoryResource in JavaScript, under DeviceBuffers, as the current device
  * resource, over or under any other resource, from any thread.
@@ -30,16 +31,23 @@ typedef struct counting_adaptor {
   atomic_size_t allocations;
   atomic_size_t deallocations;
   atomic_size_t bytes_outstanding;
+  size_t limit; /* 0: none */
 } counting_adaptor;
 
 /* May run on any thread, at once: the counters are atomic. An upstream failure passes through
  * unchanged (its status, and its message in core's thread-local error). */
 static rmmjs_status counting_allocate(rmmjs_resource* self, size_t bytes, rmmjs_stream stream, void** out) {
   counting_adaptor* mr = (counting_adaptor*)self;
+  if (mr->limit > 0 && atomic_fetch_add(&mr->bytes_outstanding, bytes) + bytes > mr->limit) {
+    atomic_fetch_sub(&mr->bytes_outstanding, bytes);
+    return core->set_error(RMMJS_ERR_OUT_OF_MEMORY, 0, "Exceeded memory limit");
+  }
   rmmjs_status status = core->allocate(mr->upstream, bytes, stream, out);
   if (status == RMMJS_OK) {
     atomic_fetch_add(&mr->allocations, 1);
-    atomic_fetch_add(&mr->bytes_outstanding, bytes);
+    if (mr->limit == 0) atomic_fetch_add(&mr->bytes_outstanding, bytes);
+  } else if (mr->limit > 0) {
+    atomic_fetch_sub(&mr->bytes_outstanding, bytes);
   }
   return status;
 }
@@ -185,12 +193,16 @@ static napi_value init(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* create(upstream) -> the handle of a new adaptor over upstream, on its device, with its flags
- * (an adaptor passes them on: RMMJS_RESOURCE_CALLS_JS in particular). */
+/* create(upstream, limit?) -> the handle of a new adaptor over upstream, on its device, with its
+ * flags (an adaptor passes them on: RMMJS_RESOURCE_CALLS_JS in particular); limit: the most bytes
+ * outstanding (a number; 0 or undefined: no limit). */
 static napi_value create(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value upstream_handle;
-  napi_get_cb_info(env, info, &argc, &upstream_handle, NULL, NULL);
+  size_t argc = 2;
+  napi_value argv[2];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  napi_value upstream_handle = argv[0];
+  double limit = 0;
+  if (argc < 2 || napi_get_value_double(env, argv[1], &limit) != napi_ok) limit = 0;
   rmmjs_resource* upstream = resource_arg(env, upstream_handle, "upstream");
   if (upstream == NULL) return NULL;
   counting_adaptor* mr = malloc(sizeof(*mr));
@@ -206,6 +218,7 @@ static napi_value create(napi_env env, napi_callback_info info) {
   atomic_init(&mr->allocations, 0);
   atomic_init(&mr->deallocations, 0);
   atomic_init(&mr->bytes_outstanding, 0);
+  mr->limit = limit > 0 ? (size_t)limit : 0;
   return wrap_resource(env, &mr->header);
 }
 

@@ -104,7 +104,7 @@ Napi::Value ToDLPack(const Napi::CallbackInfo& info) {
   tensor.dl_tensor.shape = exported->shape.empty() ? nullptr : exported->shape.data();
   tensor.dl_tensor.strides = exported->strides.empty() ? nullptr : exported->strides.data();
   tensor.dl_tensor.byte_offset = byte_offset;
-  return WrapCapsule(env, &tensor);
+  return WrapCapsule(env, &tensor, exported->memory->bytes);
 }
 
 }  // namespace rmmjs::interop

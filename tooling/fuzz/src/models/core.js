@@ -5,6 +5,7 @@ import { isHostileError } from '../hostile.js';
 import { Call, FuzzFailure, boolean, func, integer, resource } from '../params.js';
 import * as V from '../values.js';
 import { optionsValue } from './resources.js';
+import { finishingCopies, streamKey } from './device-buffer.js';
 
 const core = '@rmmjs/core';
 
@@ -154,7 +155,9 @@ export default function coreModels() {
         const device = call.value(d);
         deviceArg(call, device, { optional: true });
         if (world.backend === 'host') call.allow('noDriver', 'cuda');
-        call.run(() => world.P.core.cuda[f](device));
+        // A device's synchronisation finishes every asynchronous copy first.
+        const finish = finishingCopies(world, f === 'synchronize' ? null : undefined);
+        if (call.run(() => world.P.core.cuda[f](device)).ok) finish();
       },
     ),
     simple(
@@ -332,6 +335,7 @@ export default function coreModels() {
         if (entry.disposed && !['dispose', 'equals', 'toString', 'isDefault'].includes(what)) call.invalid('disposed');
         if (entry.disposed) call.allow('disposed');
         if (world.backend !== 'host') call.allow('cuda');
+        const finish = finishingCopies(world, what === 'synchronize' && !entry.disposed ? streamKey(s) : undefined);
         const result = call.run(() => {
           switch (what) {
             case 'dispose':
@@ -345,6 +349,7 @@ export default function coreModels() {
           }
         });
         if (!result.ok) return;
+        finish();
         if (what === 'dispose') {
           entry.disposed = true;
           for (const e of world.streams) if (e.owner === entry) e.disposed = true;
@@ -373,11 +378,13 @@ export default function coreModels() {
       (world, call, which) => {
         const { core: c } = world.P;
         const s = [c.DEFAULT_STREAM, c.LEGACY_DEFAULT_STREAM, c.PER_THREAD_DEFAULT_STREAM][which];
+        const finish = finishingCopies(world, streamKey(s));
         const result = call.run(() => {
           s[Symbol.dispose](); // shared: disposing does nothing
           s.synchronize();
           return [s.handle, s.isDefault()];
         });
+        if (result.ok) finish();
         if (result.ok && (result.value[0] !== BigInt(which) || !result.value[1]))
           throw new FuzzFailure('a default stream changed');
       },

@@ -154,6 +154,65 @@ function checkCopyToHost(world, entry, out, version, what) {
   world.checkBytes(entry, bytes.subarray(0, entry.expected.length), what);
 }
 
+// The asynchronous copies in flight, in the order they were issued, as core orders them on their
+// streams (packages/core/src/stream-order.ts): a synchronous operation on a stream first finishes,
+// in that order, every copy up to the last one it comes after. That is when the model learns what
+// those copies did: a later read on the stream must see it.
+const inFlight = (world) => (world.asyncCopies ??= []);
+
+/** The key core orders a stream argument by (undefined: the default stream): its handle, CU_STREAM_LEGACY as 0. */
+export function streamKey(streamValue) {
+  if (streamValue === undefined) return 0n;
+  try {
+    const handle = streamValue.handle;
+    return handle === 1n ? 0n : handle;
+  } catch {
+    return undefined; // disposed, or no Stream: the call fails before it orders anything
+  }
+}
+
+// The legacy default stream is ordered with every stream.
+const orderedKeys = (a, b) => a === b || a === 0n || b === 0n;
+
+/**
+ * Before a synchronous operation on the stream of `key` (null: every stream, a device's
+ * synchronisation): what finishing the copies it comes after will teach the model, taken now
+ * (those copies read their host memory now). Apply it once the operation succeeded: one refused
+ * before it orders anything finishes no copy.
+ */
+export function finishingCopies(world, key) {
+  if (key === undefined) return () => {};
+  const copies = inFlight(world);
+  let last = copies.length - 1;
+  while (last >= 0 && key !== null && !orderedKeys(copies[last].key, key)) last--;
+  const outcomes = copies.slice(0, last + 1).map((copy) => copy.outcome());
+  return () => {
+    for (const apply of outcomes) apply();
+  };
+}
+
+/** Queues an async copy in the model; `outcome()` tells what finishing it now does. Returns its record. */
+function queueCopy(world, key, outcome) {
+  const copy = { key, finished: false, outcome: () => () => {} };
+  copy.outcome = () => {
+    const apply = outcome();
+    return () => {
+      if (copy.finished) return;
+      copy.finished = true;
+      inFlight(world).splice(inFlight(world).indexOf(copy), 1);
+      apply();
+    };
+  };
+  inFlight(world).push(copy);
+  return copy;
+}
+
+// The copy ended by itself (its promise settled): out of the queue, unless an operation finished it.
+function settled(world, copy) {
+  const at = inFlight(world).indexOf(copy);
+  if (at >= 0) inFlight(world).splice(at, 1);
+}
+
 export default function deviceBufferModels() {
   return [
     {
@@ -303,13 +362,16 @@ export default function deviceBufferModels() {
     method('copy', [fc.constant(0)], (world, call, { buf, entry }) => {
       allocating(call, entry.address);
       // The bytes as the copy starts: JavaScript of the resource may change the buffer while the copy allocates.
-      const [before, version] = [Int16Array.from(entry.expected), entry.version];
+      const version = entry.version;
+      const finish = finishingCopies(world, entry.freed ? undefined : streamKey(buf.stream));
       const result = call.run(() => buf.copy());
       if (!result.ok) return;
       const copy = result.value;
-      if (entry.version === version && copy.size !== before.length)
-        throw new FuzzFailure(`DeviceBuffer#copy has ${copy.size} bytes, the buffer ${before.length}`);
-      world.addBuffer(copy, entry.version === version ? before : unknownBytes(copy.size));
+      const unchanged = entry.version === version;
+      finish();
+      if (unchanged && copy.size !== entry.expected.length)
+        throw new FuzzFailure(`DeviceBuffer#copy has ${copy.size} bytes, the buffer ${entry.expected.length}`);
+      world.addBuffer(copy, unchanged ? Int16Array.from(entry.expected) : unknownBytes(copy.size));
     }),
     method(
       'copyFromDevice',
@@ -331,9 +393,12 @@ export default function deviceBufferModels() {
         }
         const streamValue = stream(call, s).value;
         if (nbytes !== undefined && nbytes > entry.expected.length) call.invalid('value');
-        const bytes = source?.expected.slice(0, nbytes ?? 0);
+        const finish = finishingCopies(world, streamKey(streamValue));
         const result = call.run(() => buf.copyFromDevice(value, streamValue));
-        if (result.ok && bytes !== undefined) entry.set(bytes);
+        if (!result.ok) return;
+        finish();
+        const bytes = source?.expected.slice(0, nbytes ?? 0);
+        if (bytes !== undefined) entry.set(bytes);
       },
     ),
     method('copyFromHost', [V.host, V.stream], (world, call, { buf, entry }, b, s) => {
@@ -342,7 +407,10 @@ export default function deviceBufferModels() {
       const streamValue = stream(call, s).value;
       if (length !== undefined && length > entry.expected.length) call.invalid('value');
       const data = bytesOf(bytes);
-      if (call.run(() => buf.copyFromHost(bytes, streamValue)).ok) entry.write(0, data);
+      const finish = finishingCopies(world, streamKey(streamValue));
+      if (!call.run(() => buf.copyFromHost(bytes, streamValue)).ok) return;
+      finish();
+      entry.write(0, data);
     }),
     method(
       'copyToHost',
@@ -353,17 +421,21 @@ export default function deviceBufferModels() {
         const length = target === undefined || target === null ? undefined : hostBytes(call, target);
         const streamValue = stream(call, s).value;
         if (length !== undefined && length < entry.expected.length) call.invalid('value');
-        const version = entry.version;
+        const finish = finishingCopies(world, streamKey(streamValue));
         const result = call.run(() => buf.copyToHost(target, streamValue));
         if (!result.ok) return;
+        finish();
         if (target != null && result.value !== target) throw new FuzzFailure('copyToHost did not return its target');
-        checkCopyToHost(world, entry, result.value, version, 'copyToHost');
+        checkCopyToHost(world, entry, result.value, entry.version, 'copyToHost');
       },
     ),
     method('toBytes', [V.stream], (world, call, { buf, entry }, s) => {
       const streamValue = stream(call, s).value;
+      const finish = finishingCopies(world, streamKey(streamValue));
       const result = call.run(() => buf.toBytes(streamValue));
-      if (result.ok) world.checkBytes(entry, result.value, 'toBytes');
+      if (!result.ok) return;
+      finish();
+      world.checkBytes(entry, result.value, 'toBytes');
     }),
     method(
       'copyToHostAsync',
@@ -379,16 +451,38 @@ export default function deviceBufferModels() {
         if (hostLength(target) !== undefined) world.inflightHosts.push(target);
         const version = entry.version;
         entry.inflight++;
+        // Finished by a later synchronous operation: it read what the buffer held then.
+        let finishedWith;
+        const key = call.required.size === 0 ? streamKey(streamValue) : undefined;
+        const promise = call.runAsync(() => buf.copyToHostAsync(target, streamValue));
+        const copy =
+          key === undefined
+            ? undefined
+            : queueCopy(world, key, () => {
+                const known = entry.version === version && !entry.freed;
+                return () => {
+                  if (known) finishedWith = Int16Array.from(entry.expected);
+                };
+              });
         world.track(
-          call
-            .runAsync(() => buf.copyToHostAsync(target, streamValue))
-            .then((result) => {
-              entry.inflight--;
-              if (!result.ok) return;
-              if (target != null && result.value !== target)
-                throw new FuzzFailure('copyToHostAsync did not resolve to its target');
-              checkCopyToHost(world, entry, result.value, version, 'copyToHostAsync');
-            }),
+          promise.then((result) => {
+            entry.inflight--;
+            if (copy !== undefined) settled(world, copy);
+            if (!result.ok) return;
+            if (target != null && result.value !== target)
+              throw new FuzzFailure('copyToHostAsync did not resolve to its target');
+            if (finishedWith === undefined)
+              return checkCopyToHost(world, entry, result.value, version, 'copyToHostAsync');
+            // The copy was done when that operation returned: later commands may have detached or
+            // shrunk the target since.
+            const read = bytesOf(result.value);
+            if (read.length < finishedWith.length) return;
+            world.checkBytes(
+              { expected: finishedWith },
+              read.subarray(0, finishedWith.length),
+              'copyToHostAsync finished by a later operation',
+            );
+          }),
         );
       },
     ),
@@ -400,33 +494,50 @@ export default function deviceBufferModels() {
       call.allow('value'); // the source detached or shrunk meanwhile
       const data = bytesOf(bytes);
       if (hostLength(bytes) !== undefined) world.inflightHosts.push(bytes);
-      const inFlight = length ?? 0;
-      if (call.required.size === 0) entry.forget(0, Math.min(inFlight, entry.expected.length));
+      const copying = length ?? 0;
+      if (call.required.size === 0) entry.forget(0, Math.min(copying, entry.expected.length));
       entry.inflight++;
+      const hostIntact = () => {
+        const now = bytesOf(bytes);
+        return now?.length === data.length && now.every((x, i) => x === data[i]);
+      };
+      const key = call.required.size === 0 ? streamKey(streamValue) : undefined;
+      const promise = call.runAsync(() => buf.copyFromHostAsync(bytes, streamValue));
+      // Finished by a later synchronous operation: the buffer holds the bytes (when nothing else
+      // wrote it meanwhile and the host memory is still there; else they stay unknown).
+      const version = entry.version;
+      let finished = false;
+      const copy =
+        key === undefined
+          ? undefined
+          : queueCopy(world, key, () => {
+              const wrote = hostIntact() && entry.version === version && !entry.freed;
+              return () => {
+                finished = true;
+                if (wrote) entry.write(0, data);
+              };
+            });
       world.track(
-        call
-          .runAsync(() => buf.copyFromHostAsync(bytes, streamValue))
-          .then((result) => {
-            entry.inflight--;
-            // Unknown if the host bytes changed meanwhile, or if another copy raced with this one.
-            if (result.ok && bytesOf(bytes)?.length === data.length && !entry.freed) {
-              const now = bytesOf(bytes);
-              if (now.every((x, i) => x === data[i])) entry.write(0, data);
-            }
-          }),
+        promise.then((result) => {
+          entry.inflight--;
+          if (copy !== undefined) settled(world, copy);
+          // Unknown if the host bytes changed meanwhile, or if another copy raced with this one.
+          if (result.ok && !finished && !entry.freed && hostIntact()) entry.write(0, data);
+        }),
       );
     }),
     method(
       'prefetch',
       [fc.oneof(fc.constant({ lit: undefined }), V.device, fc.constant({ lit: -1 })), V.stream],
-      (world, call, { buf }, d, s) => {
+      (world, call, { buf, entry }, d, s) => {
         const device = call.value(d);
         if (device !== undefined) integer(call, device, -1, 2 ** 31 - 1);
         const streamValue = stream(call, s).value;
         if (typeof device === 'number' && device >= Math.max(1, world.devices)) call.allow('cuda', 'range', 'value');
         // Without a stream it prefetches on the buffer's own Stream: disposed, that is ERR_RMM_DISPOSED.
         if (streamValue === undefined && world.streamEntry(buf.stream)?.disposed) call.allow('disposed');
-        call.run(() => buf.prefetch(device, streamValue));
+        const finish = finishingCopies(world, entry.freed ? undefined : streamKey(streamValue ?? buf.stream));
+        if (call.run(() => buf.prefetch(device, streamValue)).ok) finish();
       },
     ),
     method('reserve', [V.size, V.stream], (world, call, { buf, entry }, n, s) => {
@@ -436,7 +547,10 @@ export default function deviceBufferModels() {
       const streamValue = stream(call, s).value;
       allocating(call, entry.address);
       const before = entry.capacity;
-      if (call.run(() => buf.reserve(newCapacity, streamValue)).ok && newCapacity > before) {
+      const finish = finishingCopies(world, streamKey(streamValue));
+      const ok = call.run(() => buf.reserve(newCapacity, streamValue)).ok;
+      if (ok) finish();
+      if (ok && newCapacity > before) {
         world.counting.allocated(entry.address, newCapacity);
         world.counting.deallocated(entry.address, before);
         entry.capacity = newCapacity;
@@ -449,7 +563,9 @@ export default function deviceBufferModels() {
       const streamValue = stream(call, s).value;
       allocating(call, entry.address);
       const before = entry.capacity;
+      const finish = finishingCopies(world, streamKey(streamValue));
       if (call.run(() => buf.resize(newSize, streamValue)).ok) {
+        finish();
         if (newSize > before) {
           world.counting.allocated(entry.address, newSize);
           world.counting.deallocated(entry.address, before);

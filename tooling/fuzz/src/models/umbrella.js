@@ -62,7 +62,9 @@ export default function umbrellaModels() {
             const initial = sizeOption(call, value.initialPoolSize);
             const maximum = maximumPoolSize === undefined ? undefined : sizeOption(call, maximumPoolSize);
             if (initial !== undefined && maximum !== undefined && initial > maximum) call.invalid('logic');
-            call.allow('logic', 'oom'); // sizes the pool refuses (not multiples of 256), no memory for it
+            // Sizes the pool refuses, refused before any hook runs.
+            if ([initial, maximum].some((size) => size !== undefined && size % 256 !== 0)) call.invalid('logic');
+            call.allow('oom'); // no memory for the pool
           }
           if (value.logging === true && targets.length > 0) {
             // A file name for each device listed (none listed: none needed).
@@ -86,6 +88,9 @@ export default function umbrellaModels() {
         for (const mr of after) world.adoptResource(mr);
         if ((core.cuda.isAvailable() ? core.cuda.getDevice() : 0) !== current)
           throw new FuzzFailure('reinitialize changed the current device');
+        // A call that failed (refused, or out of memory while it built the resources) changed nothing.
+        const changed = after.findIndex((mr, device) => mr !== before[device]);
+        if (!result.ok && changed >= 0) throw new FuzzFailure(`a failed reinitialize changed device ${changed}`);
         if (!result.ok || !expect) return;
         const { poolAllocator, managedMemory } = value ?? {};
         for (const device of new Set(targets)) {

@@ -33,7 +33,7 @@ static Napi::Object InitCore(Napi::Env env, Napi::Object exports) {
   // Then init and every bind_*.cc's functions.
   for (const bind::MethodTable& table :
        {bind::TableOf(kInit), bind::kCudaMethods, bind::kResourceMethods, bind::kStreamMethods, bind::kBufferMethods,
-        bind::kLentMemoryMethods, bind::kLoggerMethods, bind::kThreadMethods}) {
+        bind::kLentMemoryMethods, bind::kLoggerMethods, bind::kThreadMethods, bind::kReclaimMethods}) {
     js::ExportMethods(env, exports, table.methods, table.count);
   }
   return exports;

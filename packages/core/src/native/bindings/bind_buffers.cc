@@ -196,11 +196,6 @@ Napi::Value ResourceJs(const Napi::CallbackInfo& info) {
   return js::WrapResource(info.Env(), mr);
 }
 
-// bufferReclaim(): frees the buffers the collector found unreachable; returns the bytes freed.
-Napi::Value ReclaimJs(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), static_cast<double>(Reclaim(info.Env())));
-}
-
 // An asynchronous copy is a sequence of calls from JavaScript (DeviceBuffer#copyInSlices in
 // device-buffer.ts): bufferBeginAsync pins the buffer and the stream; bufferSynchronizeAsync waits
 // for the stream's earlier work on a thread of the pool; then each bufferCopySlice copies the next
@@ -303,7 +298,6 @@ const js::Method kMethods[] = {
     {"bufferCopyFromDevice", CopyFromDeviceJs},
     {"bufferPrefetch", PrefetchJs},
     {"bufferResource", ResourceJs},
-    {"bufferReclaim", ReclaimJs},
     {"bufferBeginAsync", BeginAsyncJs},
     {"bufferEndAsync", EndAsyncJs},
     {"bufferSynchronizeAsync", SynchronizeAsyncJs},

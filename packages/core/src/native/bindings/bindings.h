@@ -26,6 +26,7 @@ extern const MethodTable kBufferMethods;
 extern const MethodTable kLentMemoryMethods;
 extern const MethodTable kLoggerMethods;
 extern const MethodTable kThreadMethods;
+extern const MethodTable kReclaimMethods;
 
 }  // namespace bind
 }  // namespace rmmjs

@@ -9,28 +9,26 @@
 // else by the finalizer (Node-API refused to delete the reference, or an operation still pinned
 // the buffer).
 //
-// The collector runs a finalizer only when the event loop turns, so a synchronous loop that drops
-// buffers would hold their memory until it ends. Reclaim() frees the buffers that own memory and
-// whose JavaScript object the collector has already found unreachable (the finalizer's weak
-// reference is empty), without waiting for that.
+// A handle is a tracked owner (tracked_owners.h): it reports its capacity to V8, and its
+// finalizer's reference is the weak one through which Reclaim frees the buffer of a JavaScript
+// object the collector already found unreachable, without waiting for the finalizer.
 #pragma once
 
 #include <node_api.h>
 
 #include <cstdint>
 
+#include "bindings/tracked_owners.h"
 #include "buffers/device_buffer.h"
 
 namespace rmmjs {
 namespace bind {
 
-struct BufferHandle {
-  DeviceBuffer* buffer;  // null once transferred to another thread (then released is true)
-  napi_env env;
-  napi_ref object = nullptr;  // weak, to the JavaScript object; the finalizer's (deleted with the handle)
-  uint32_t slot = 0;          // in this thread's table: the number JavaScript holds
-  size_t reported = 0;        // bytes counted as external memory (see ReportCapacity)
-  bool released = false;      // freed from JavaScript: calls are ERR_RMM_DISPOSED
+struct BufferHandle : TrackedOwner {
+  BufferHandle(DeviceBuffer* buffer, napi_env env) : TrackedOwner(Kind::kBuffer, env), buffer(buffer) {}
+  // null once transferred to another thread (then released is true). released: freed from
+  // JavaScript, calls are ERR_RMM_DISPOSED.
+  DeviceBuffer* buffer;
 };
 
 // Gives js_object a new handle owning buffer; returns the handle's slot number for calls (nullptr
@@ -45,14 +43,8 @@ rmmjs_status ReleaseBuffer(BufferHandle* handle, bool* released);
 // transfer(): takes the buffer away from the JavaScript object (which then reads as freed) and
 // detaches the handle; the caller owns the returned buffer. Not for a pinned buffer.
 DeviceBuffer* DetachBuffer(BufferHandle* handle);
-// Reports the buffer's capacity to V8 (a released buffer holds none) after it may have changed;
-// changes are passed on once this thread's add up to 256 KiB either way.
+// Reports the buffer's capacity to V8 (a released buffer holds none) after it may have changed.
 void ReportCapacity(BufferHandle* handle);
-// Passes on this thread's unreported changes now; returns the isolate's external memory total.
-int64_t ReportExternalMemory(napi_env env);
-// Frees the memory of this environment's buffers whose JavaScript objects were collected but
-// not finalized yet. Returns how many bytes went back.
-size_t Reclaim(napi_env env);
 
 }  // namespace bind
 }  // namespace rmmjs

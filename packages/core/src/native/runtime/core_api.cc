@@ -1,5 +1,7 @@
 #include "runtime/core_api.h"
 
+#include "bindings/tracked_owners.h"
+
 #include "copies/memory_ops.h"
 #include "resources/resource.h"
 #include "rmmjs/resource.hpp"
@@ -20,7 +22,8 @@ static_assert(RMMJS_CORE_API_SIZE_1_1 == RMMJS_CORE_API_SIZE_1_0 + 2 * sizeof(vo
 static_assert(RMMJS_CORE_API_SIZE_1_2 ==
                   RMMJS_CORE_API_SIZE_1_1 + sizeof(void*) + sizeof(uint32_t) + 4 + sizeof(size_t),
               "ABI 1.2's members moved");
-static_assert(RMMJS_CORE_API_SIZE_1_3 == sizeof(rmmjs_core_api), "a member was appended: add its minor's size");
+static_assert(RMMJS_CORE_API_SIZE_1_4 == RMMJS_CORE_API_SIZE_1_3 + 2 * sizeof(void*), "ABI 1.4's members moved");
+static_assert(RMMJS_CORE_API_SIZE_1_4 == sizeof(rmmjs_core_api), "a member was appended: add its minor's size");
 static_assert(RMMJS_DRIVER_API_SIZE_1 == 45 * sizeof(void*), "driver entry points of version 1 moved");
 static_assert(RMMJS_DRIVER_API_SIZE_2 == 58 * sizeof(void*), "driver entry points of version 2 moved");
 static_assert(RMMJS_DRIVER_API_SIZE_3 == 59 * sizeof(void*), "driver entry points of version 3 moved");
@@ -108,6 +111,9 @@ rmmjs_core_api BuildTable() {
   api.driver_size = sizeof(rmmjs_driver_api);
 
   api.stream_check_device = StreamCheckDevice;
+
+  api.track_owner = bind::TrackOwner;
+  api.untrack_owner = bind::UntrackOwner;
   return api;
 }
 
