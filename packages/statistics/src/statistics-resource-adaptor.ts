@@ -38,7 +38,7 @@ export class StatisticsResourceAdaptor extends UpstreamResourceAdaptor {
   /** As for every resource; an allocation of 0 bytes counts one allocation of 0 bytes, as in RMM. */
   override allocate(nbytes: number, stream?: Stream): bigint {
     if (nbytes !== 0) return super.allocate(nbytes, stream);
-    streamArg(stream);
+    checkStream(stream);
     addon.countAllocation(resourceHandle(this, 'this'), 0);
     return 0n;
   }
@@ -47,9 +47,15 @@ export class StatisticsResourceAdaptor extends UpstreamResourceAdaptor {
   override deallocate(ptr: bigint, nbytes: number, stream?: Stream): void {
     if (ptr !== 0n) return super.deallocate(ptr, nbytes, stream);
     validateSize(nbytes, 'nbytes');
-    streamArg(stream);
+    checkStream(stream);
     addon.countFree(resourceHandle(this, 'this'), nbytes);
   }
+}
+
+// What the native side checks of a stream for any other size: a Stream, not disposed (reading its
+// handle throws ERR_RMM_DISPOSED then).
+function checkStream(stream: Stream | undefined): void {
+  if (streamArg(stream) !== undefined) void stream!.handle;
 }
 
 registerResourceClass('StatisticsResourceAdaptor', StatisticsResourceAdaptor);

@@ -100,6 +100,19 @@ describe('StatisticsResourceAdaptor', () => {
     expect(statsMr.allocationCounts).toEqual(counts(0, 0, 0, 1, 0, 1));
   });
 
+  it('refuses a disposed stream for 0 bytes too, as for any other size, and counts nothing', () => {
+    const stream = new Stream();
+    stream[Symbol.dispose]();
+    const expected = thrown(() => statsMr.allocate(8, stream));
+    expect(expected.code).toBe('ERR_RMM_DISPOSED');
+    for (const call of [() => statsMr.allocate(0, stream), () => statsMr.deallocate(0n, 0, stream)]) {
+      const error = thrown(call);
+      expect(error.constructor).toBe(expected.constructor);
+      expect(error.code).toBe('ERR_RMM_DISPOSED');
+    }
+    expect(statsMr.allocationCounts).toEqual(counts(0, 0, 0, 0, 0, 0));
+  });
+
   it('a failed allocation counts nothing and its error reaches the caller unchanged', () => {
     const limited = new LimitingResourceAdaptor(getCurrentDeviceResource(), 1024);
     const mr = new StatisticsResourceAdaptor(limited);
