@@ -109,10 +109,7 @@ class BiasedLock {
   // (unlock() reads the owner and the thread's id): what the hot paths hold.
   class Guard {
    public:
-#if defined(__GNUC__)
-    __attribute__((always_inline))
-#endif
-    explicit Guard(BiasedLock& lock) : lock_(lock), biased_(lock.EnterBiased()) {
+    [[gnu::always_inline]] explicit Guard(BiasedLock& lock) : lock_(lock), biased_(lock.EnterBiased()) {
       if (!biased_) lock_.LockUnbiased();
     }
     ~Guard() {

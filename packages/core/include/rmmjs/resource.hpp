@@ -66,10 +66,7 @@ struct HasUpstream<T, std::void_t<decltype(std::declval<const T&>().Upstream())>
 // Inlined always: the allocate and deallocate of every resource pass through it, and a call that
 // GCC leaves out of line (its handlers make it look large) costs each of them ~20 instructions.
 template <class T, class Op>
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-inline rmmjs_status Guarded(Op&& op) {
+[[gnu::always_inline]] inline rmmjs_status Guarded(Op&& op) {
   try {
     return op();
   } catch (const std::bad_alloc&) {

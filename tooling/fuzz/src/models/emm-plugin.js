@@ -169,7 +169,7 @@ export default function emmModels() {
       covers: [`${MM}#memallocmanaged`, `${pkg}:ManagedMemory#attachGlobal`],
       args: fc.tuple(
         fc.nat(),
-        V.sizeAmong(0, 1, 256, 4096, 65536, 2 ** 40),
+        V.sizeAmong(0, 1, 256, 4096, 65536, 2 ** 50),
         fc.oneof(fc.constant({ lit: undefined }), V.bool),
       ),
       run(world, [i, n, g]) {
@@ -194,7 +194,7 @@ export default function emmModels() {
       covers: [`${MM}#memhostalloc`],
       args: fc.tuple(
         fc.nat(),
-        V.sizeAmong(0, 1, 100, 4096, 65536, 2 ** 40),
+        V.sizeAmong(0, 1, 100, 4096, 65536, 2 ** 50),
         V.options({ mapped: V.bool, portable: V.bool, wc: V.bool }),
         fc.integer({ min: 1, max: 255 }),
       ),

@@ -62,10 +62,10 @@ const skip = Symbol('skip');
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const TiB = 2 ** 40;
+const PiB = 2 ** 50;
 // Valid values to try: byte counts around the resources' own thresholds (256-byte alignment, a
 // 1 MiB arena, pools of a few MiB, a request no device has); counts; exponents and their ends.
-const byteValues = [0, 256, 1000, 4096, 65536, MiB, 4 * MiB, 16 * MiB, 100 * KiB + 1, TiB];
+const byteValues = [0, 256, 1000, 4096, 65536, MiB, 4 * MiB, 16 * MiB, 100 * KiB + 1, PiB];
 const countValues = [0, 1, 2, 16];
 const integerValues = ({ min, max }) => [...new Set([-1, 0, 8, 10, 12, 31, min, max, min - 1, max + 1])];
 
