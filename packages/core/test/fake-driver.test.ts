@@ -1,4 +1,10 @@
-// Failure paths through the fake driver's fault injection (tooling/fake-cuda).
+// Failure paths through the fake driver's fault injection (tooling/fake-cuda), and the fake's own
+// C self-test.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   CudaAsyncMemoryResource,
   CudaError,
@@ -17,6 +23,7 @@ import {
   PAGEABLE_MEMORY_ACCESS,
   expectBytes,
   fakeCuda,
+  fakeCudaLibraryPath,
   onFake,
   pattern,
   rejected,
@@ -313,4 +320,30 @@ describe.runIf(onFake())('on the fake driver', () => {
       buffer.free();
     },
   );
+});
+
+// tooling/fake-cuda/test/selftest.c, compiled here: its scenarios call the library as core does,
+// each in a process of its own, where a JavaScript test cannot reach (a handle of memory freed and
+// allocated again at the same address).
+describe.runIf(onFake())("the fake driver's self-test", () => {
+  it('passes every scenario', { timeout: 120_000 }, () => {
+    const fake = join(dirname(fakeCudaLibraryPath), '..');
+    const into = mkdtempSync(join(tmpdir(), 'rmmjs-fake-selftest-'));
+    try {
+      const include = fileURLToPath(new URL('../include', import.meta.url));
+      const binary = join(into, 'selftest');
+      const source = join(fake, 'test', 'selftest.c');
+      const flags = ['-std=c11', '-Wall', '-Wextra', '-Werror', `-I${include}`];
+      const compiled = spawnSync('gcc', [...flags, source, '-o', binary, '-ldl', '-lpthread'], { encoding: 'utf8' });
+      expect(compiled.status, compiled.stderr).toBe(0);
+      const run = spawnSync(binary, [fakeCudaLibraryPath], { encoding: 'utf8', timeout: 100_000 });
+      const lines = run.stdout.trim().split('\n');
+      expect(lines.filter((line) => !line.startsWith('ok   ')).slice(0, -1), run.stderr).toEqual([]);
+      const [, passed, count] = lines.at(-1)?.match(/^(\d+) of (\d+) scenarios passed$/) ?? [];
+      expect([passed, run.status]).toEqual([count, 0]);
+      expect(Number(count)).toBeGreaterThanOrEqual(16);
+    } finally {
+      rmSync(into, { recursive: true, force: true });
+    }
+  });
 });

@@ -183,7 +183,7 @@ int State::Allocate(int device, size_t bytes, AllocationKind kind, CUmemPoolHand
   if (memory == nullptr) return kOutOfMemory;
   uintptr_t address = reinterpret_cast<uintptr_t>(memory);
   allocations.emplace(address, Allocation{bytes, device, kind, pool, RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2,
-                                          RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2, next_serial++});
+                                          RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2, 0, next_serial++});
   if (counted) owner.used += bytes;
   if (pool != nullptr) ++pool->live_allocations;
   *out = address;
@@ -195,7 +195,7 @@ AllocationMap::iterator State::RecordForeign(uintptr_t address, size_t size, int
   if (pool != nullptr) ++pool->live_allocations;
   return allocations
       .emplace(address, Allocation{size, device, kind, pool, RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2,
-                                   RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2, next_serial++})
+                                   RMMJS_CU_MEM_LOCATION_TYPE_INVALID, -2, 0, next_serial++})
       .first;
 }
 

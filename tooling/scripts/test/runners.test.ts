@@ -1,6 +1,6 @@
 // The suite runners' command lines, and a run of each that picks no package (they cannot run
 // another package's suite from inside this one): test.mjs (pnpm test), test-gpu.mjs,
-// sanitize-gpu.mjs, asan.mjs (its --restore) and gpu-run.sh.
+// sanitize-gpu.mjs, asan.mjs (its --restore, refused during a run) and gpu-run.sh.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,12 +100,23 @@ describe('asan.mjs', () => {
     });
   });
 
-  it('--restore puts back the normal builds an interrupted run left (none here)', () => {
+  // Under `pnpm test:asan` (its runtime preloaded here), the run's sanitized files are in build/.
+  const underAsan = /libasan/.test(process.env.LD_PRELOAD ?? '');
+
+  it.skipIf(underAsan)('--restore puts back the normal builds an interrupted run left (none here)', () => {
     expect(node('asan.mjs', ['--restore'])).toMatchObject({
       status: 0,
       stdout: 'asan: 0 normal files put back\n',
       stderr: '',
     });
+  });
+
+  it.runIf(underAsan)('--restore refuses while a run is in progress: its sanitized files stay until it ends', () => {
+    const run = node('asan.mjs', ['--restore']);
+    expect(run).toMatchObject({ status: 1, stderr: '' });
+    expect(run.stdout).toMatch(
+      /^asan: a run is in progress \(pid \d+\); it puts the normal builds back when it ends\n$/,
+    );
   });
 });
 
