@@ -13,6 +13,7 @@ export {
   itemSizes,
   nelems,
   pageableMemoryAccess,
+  recordingCallbackResource,
   resourceTable,
   restoreCurrentDeviceResourceAfterEach,
   upstreams,

@@ -14,6 +14,7 @@ export {
   itemSizes,
   nelems,
   pageableMemoryAccess,
+  recordingCallbackResource,
   resourceTable,
   restoreCurrentDeviceResourceAfterEach,
   upstreams,

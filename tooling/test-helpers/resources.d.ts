@@ -42,6 +42,8 @@ export interface CountingAdaptor extends UpstreamResourceAdaptor {
   getAllocatedBytes(): number;
 }
 export function counting(upstream?: DeviceMemoryResource): CountingAdaptor;
+/** A CallbackMemoryResource over the current device resource that records its calls (needs @rmmjs/callback in devDependencies). */
+export function recordingCallbackResource(): { calls: string[]; mr: DeviceMemoryResource };
 export function disposeAfterEach(): <T extends Disposable>(item: T) => T;
 export function restoreCurrentDeviceResourceAfterEach(): DeviceMemoryResource;
 export function enableFakePageableMemoryAccess(): () => void;

@@ -21,6 +21,7 @@ import {
 export const core = await importFromPackage('@rmmjs/core');
 export const coreInternal = await importFromPackage('@rmmjs/core/internal');
 const testAddon = packageUses('@rmmjs/test-addon') ? await importFromPackage('@rmmjs/test-addon') : undefined;
+const callback = packageUses('@rmmjs/callback') ? await importFromPackage('@rmmjs/callback') : undefined;
 
 const { DeviceBuffer, cuda, getCurrentDeviceResource, setCurrentDeviceResource } = core;
 
@@ -45,6 +46,28 @@ const notADependency = (name) =>
 export function counting(upstream = getCurrentDeviceResource()) {
   if (testAddon === undefined) throw new Error(notADependency('@rmmjs/test-addon'));
   return new testAddon.CountingResourceAdaptor(upstream);
+}
+
+/**
+ * A CallbackMemoryResource over the current device resource that records its calls in order
+ * (`calls`: 'allocate <nbytes>' and 'deallocate <nbytes>'). The package under test must list
+ * @rmmjs/callback in its devDependencies.
+ */
+export function recordingCallbackResource() {
+  if (callback === undefined) throw new Error(notADependency('@rmmjs/callback'));
+  const base = getCurrentDeviceResource();
+  const calls = [];
+  const mr = new callback.CallbackMemoryResource(
+    (nbytes, stream) => {
+      calls.push(`allocate ${nbytes}`);
+      return base.allocate(nbytes, stream);
+    },
+    (ptr, nbytes, stream) => {
+      calls.push(`deallocate ${nbytes}`);
+      base.deallocate(ptr, nbytes, stream);
+    },
+  );
+  return { calls, mr };
 }
 
 const inAnyMode = () => true;

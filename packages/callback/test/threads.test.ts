@@ -3,7 +3,7 @@
 import { DeviceBuffer, RMMError, getCurrentDeviceResource, setCurrentDeviceResource } from '@rmmjs/core';
 import { CallbackMemoryResource } from '@rmmjs/callback';
 import { allocateOnNativeThread, allocateOnThreadPool } from '@rmmjs/test-addon';
-import { restoreCurrentDeviceResourceAfterEach, runWorker } from '@rmmjs/test-helpers';
+import { recordingCallbackResource, restoreCurrentDeviceResourceAfterEach, runWorker } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 import { runChild, workerModule } from './support.js';
 
@@ -13,22 +13,6 @@ const otherThread = (op: string) =>
 const exited = (op: string) =>
   `CallbackMemoryResource: the ${op} callback cannot run: the JavaScript environment (thread) that created the resource has exited`;
 
-function counting() {
-  const base = getCurrentDeviceResource();
-  const calls: string[] = [];
-  const mr = new CallbackMemoryResource(
-    (nbytes, stream) => {
-      calls.push(`allocate ${nbytes}`);
-      return base.allocate(nbytes, stream);
-    },
-    (ptr, nbytes, stream) => {
-      calls.push(`deallocate ${nbytes}`);
-      base.deallocate(ptr, nbytes, stream);
-    },
-  );
-  return { calls, mr };
-}
-
 const previous = restoreCurrentDeviceResourceAfterEach();
 
 describe.each([
@@ -36,7 +20,7 @@ describe.each([
   ['imports @rmmjs/callback', true, 'CallbackMemoryResource'],
 ])('a worker that %s and gets the resource from getCurrentDeviceResource()', (_, imports, className) => {
   it('gets ERR_RMM_WRONG_THREAD from allocate, deallocate and DeviceBuffer, and no callback runs', async () => {
-    const { calls, mr } = counting();
+    const { calls, mr } = recordingCallbackResource();
     setCurrentDeviceResource(mr);
     const seen = await runWorker(workerModule('wrong-thread'), { workerData: { imports } });
     expect(seen).toEqual([
@@ -54,13 +38,13 @@ describe.each([
 
 describe('threads that run no JavaScript', () => {
   it('a native thread gets RMMJS_ERR_WRONG_THREAD', () => {
-    const { calls, mr } = counting();
+    const { calls, mr } = recordingCallbackResource();
     expect(allocateOnNativeThread(mr, 1000)).toEqual([WRONG_THREAD, otherThread('allocate')]);
     expect(calls).toEqual([]);
   });
 
   it('a thread-pool thread gets RMMJS_ERR_WRONG_THREAD', async () => {
-    const { calls, mr } = counting();
+    const { calls, mr } = recordingCallbackResource();
     await expect(allocateOnThreadPool(mr, 1000)).resolves.toEqual([WRONG_THREAD, otherThread('allocate')]);
     expect(calls).toEqual([]);
   });
@@ -103,7 +87,7 @@ describe('transfer() of its buffers to another thread', () => {
     'which runs only on the thread that created it; copy the bytes into a buffer of another resource';
 
   it('is refused with ERR_RMM_WRONG_THREAD, also through an adaptor; the buffer stays as it was', async () => {
-    const { calls, mr } = counting();
+    const { calls, mr } = recordingCallbackResource();
     const { LimitingResourceAdaptor } = await import('@rmmjs/limiting');
     const limited = new LimitingResourceAdaptor(mr, 1 << 20);
     for (const resource of [mr, limited]) {
@@ -126,7 +110,7 @@ describe('transfer() of its buffers to another thread', () => {
   });
 
   it('the resource can be shared: a worker gets it from the token, and its calls there fail cleanly', async () => {
-    const { calls, mr } = counting();
+    const { calls, mr } = recordingCallbackResource();
     const seen = await runWorker(workerModule('shared-wrong-thread'), { workerData: mr.share() });
     expect(seen).toEqual(['CallbackMemoryResource', 'ERR_RMM_WRONG_THREAD', otherThread('allocate')]);
     expect(calls).toEqual([]);

@@ -2,27 +2,15 @@
 // a CallbackMemoryResource can be freed only on its thread, so a view of it (through any number of
 // toDLPack/fromDLPack rounds) is refused as the buffer itself is; once the view's memory is its own
 // (it grew and moved), or for any other resource, transfer() goes ahead.
-import { DeviceBuffer, RMMError, getCurrentDeviceResource } from '@rmmjs/core';
-import { CallbackMemoryResource } from '@rmmjs/callback';
+import { DeviceBuffer, RMMError } from '@rmmjs/core';
 import { fromDLPack, toDLPack } from '@rmmjs/interop';
-import { disposeAfterEach, thrown } from '@rmmjs/test-helpers';
+import { disposeAfterEach, recordingCallbackResource, thrown } from '@rmmjs/test-helpers';
 import { describe, expect, it } from 'vitest';
 
 const keep = disposeAfterEach();
 
 function callbackResource() {
-  const base = getCurrentDeviceResource();
-  const calls: string[] = [];
-  const mr = new CallbackMemoryResource(
-    (nbytes, stream) => {
-      calls.push(`allocate ${nbytes}`);
-      return base.allocate(nbytes, stream);
-    },
-    (ptr, nbytes, stream) => {
-      calls.push(`deallocate ${nbytes}`);
-      base.deallocate(ptr, nbytes, stream);
-    },
-  );
+  const { calls, mr } = recordingCallbackResource();
   return { calls, mr: keep(mr) };
 }
 
