@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { expectBytes, withCuda } from '../basics.js';
 import { core, coreInternal } from '../resources.js';
 import { expectError, roundTrip } from './checks.js';
-import { fillPattern } from './shared.js';
+import { fillPattern } from './common.js';
 import type { Suite } from './types.js';
 
 const { DeviceBuffer, DeviceMemoryResource: Resource, UpstreamResourceAdaptor, cuda } = core;

@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { equalBytes, expectBytes, random, thrown } from '../basics.js';
 import { core } from '../resources.js';
 import { withSeed } from './seed.js';
-import { fillPattern, randomSize } from './shared.js';
+import { fillPattern, randomSize } from './common.js';
 
 const { DeviceBuffer, Stream } = core;
 

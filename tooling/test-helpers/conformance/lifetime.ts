@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { expectBytes, onFake } from '../basics.js';
 import { core } from '../resources.js';
 import { expectError, roundTrip } from './checks.js';
-import { fillPattern } from './shared.js';
+import { fillPattern } from './common.js';
 import type { Suite } from './types.js';
 
 const { DeviceBuffer, RMMError, Stream } = core;

@@ -3,7 +3,7 @@
 import { expectBytes } from '../basics.js';
 import { core } from '../resources.js';
 import { expectPlaced, roundTrip } from './checks.js';
-import { fillPattern } from './shared.js';
+import { fillPattern } from './common.js';
 import type { Suite } from './types.js';
 
 const { DEFAULT_STREAM, DeviceBuffer, LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM, Stream } = core;

@@ -8,7 +8,7 @@ import { core } from '../resources.js';
 import { packageUrl, runWorker } from '../workers.js';
 import { expectError, expectPlaced, randomSequence } from './checks.js';
 import { conformanceSeed } from './seed.js';
-import { FIRST_BLOCK, GO, PUBLISHED, READY, fillPattern, randomSize } from './shared.js';
+import { FIRST_BLOCK, GO, PUBLISHED, READY, fillPattern, randomSize } from './common.js';
 import type { Suite } from './types.js';
 
 const { DeviceBuffer, RMMError, Stream, getCurrentDeviceResource, setCurrentDeviceResource } = core;

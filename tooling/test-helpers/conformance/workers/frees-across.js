@@ -3,7 +3,7 @@
 // pointers are the answer).
 import { workerData } from 'node:worker_threads';
 import { answer } from '../../worker.js';
-import { FIRST_BLOCK, PUBLISHED, READY, waitFor } from '../shared.js';
+import { FIRST_BLOCK, PUBLISHED, READY, waitFor } from '../common.js';
 import { core } from './imports.js';
 
 const { count, size } = workerData;

@@ -3,7 +3,7 @@
 import { workerData } from 'node:worker_threads';
 import { equalBytes, random } from '../../bytes.js';
 import { answer } from '../../worker.js';
-import { GO, READY, fillPattern, randomSize, waitFor } from '../shared.js';
+import { GO, READY, fillPattern, randomSize, waitFor } from '../common.js';
 import { core } from './imports.js';
 
 const { seed, steps, maxSize, streamKind } = workerData;

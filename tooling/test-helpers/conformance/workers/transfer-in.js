@@ -3,7 +3,7 @@
 import { workerData } from 'node:worker_threads';
 import { equalBytes } from '../../bytes.js';
 import { answer } from '../../worker.js';
-import { fillPattern } from '../shared.js';
+import { fillPattern } from '../common.js';
 import { core } from './imports.js';
 
 /**

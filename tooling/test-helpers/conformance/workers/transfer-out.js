@@ -2,7 +2,7 @@
 // every other one on a stream of the worker's own, each transferred; answers the tokens.
 import { workerData } from 'node:worker_threads';
 import { answer } from '../../worker.js';
-import { fillPattern } from '../shared.js';
+import { fillPattern } from '../common.js';
 import { core } from './imports.js';
 
 const { token, sizes, seed } = workerData;

@@ -1,4 +1,4 @@
-// What shared.js exports.
+// What common.js exports.
 /** `size` bytes of a xorshift pattern for seed (a few ms for MiBs). */
 export function fillPattern(size: number, seed: number): Uint8Array;
 /** A size from 1 to max, uniform in its logarithm (mostly small, now and then large). */
